@@ -1,0 +1,55 @@
+#pragma once
+/// \file backend_traits.hpp
+/// Per-backend defaults in one trait (Cabana_PerformanceTraits): the one header besides
+/// kokkos_compat.hpp allowed to name backends.
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+
+namespace karman {
+
+/// Defaults for an execution space: the CSoA chunk size that keeps one chunk of one component
+/// a full coalesced transaction (warp of 32 on CUDA, wavefront of 64 on HIP, a few SIMD lanes
+/// on CPUs).
+template <class ExecutionSpace>
+struct BackendTraits {
+  static constexpr int csoa_alpha = 8;
+  static constexpr bool is_gpu = false;
+};
+
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct BackendTraits<Kokkos::Cuda> {
+  static constexpr int csoa_alpha = 32;
+  static constexpr bool is_gpu = true;
+};
+#endif
+
+#if defined(KOKKOS_ENABLE_HIP)
+#if KOKKOS_VERSION >= 40000
+template <>
+struct BackendTraits<Kokkos::HIP> {
+#else
+template <>
+struct BackendTraits<Kokkos::Experimental::HIP> {
+#endif
+  static constexpr int csoa_alpha = 64;
+  static constexpr bool is_gpu = true;
+};
+#endif
+
+/// What the running process computes on.
+struct BackendInfo {
+  std::string kokkos_version;    ///< e.g. "3.4.1"
+  std::string enabled_backends;  ///< comma-separated execution spaces compiled in
+  std::string default_backend;   ///< name of Kokkos::DefaultExecutionSpace
+  std::string device_name;       ///< GPU model, or the CPU model
+  double device_memory_gib = 0;  ///< GPU memory, or host memory
+  int concurrency = 0;           ///< threads (host) or maximum resident threads (device)
+};
+
+/// Queries the backend; call after Kokkos::initialize.
+BackendInfo backend_info();
+
+}  // namespace karman

@@ -1,0 +1,15 @@
+#pragma once
+/// \file core.hpp
+/// Everything of Karman::core in one include.
+
+#include <karman/core/backend_traits.hpp>
+#include <karman/core/error.hpp>
+#include <karman/core/extents.hpp>
+#include <karman/core/field.hpp>
+#include <karman/core/for_each.hpp>
+#include <karman/core/group.hpp>
+#include <karman/core/kokkos_compat.hpp>
+#include <karman/core/layouts.hpp>
+#include <karman/core/memory_block.hpp>
+#include <karman/core/partition.hpp>
+#include <karman/core/version.hpp>

@@ -1,0 +1,86 @@
+#pragma once
+/// \file kokkos_compat.hpp
+/// The one place where Kokkos 3.4 and Kokkos 4.x differences live (STYLE.md "Portability").
+/// Kokkos 3.4 has KOKKOS_VERSION but none of the version-comparison macros, no
+/// Kokkos::printf, no KOKKOS_IF_ON_HOST and no Kokkos::Experimental::partition_space.
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <vector>
+
+/// Kokkos version as MMmmpp (30401 for 3.4.1, 40700 for 4.7.0).
+#define KARMAN_KOKKOS_VERSION KOKKOS_VERSION
+/// True when the Kokkos in use is at least major.minor.
+#define KARMAN_KOKKOS_AT_LEAST(major, minor) (KOKKOS_VERSION >= ((major) * 10000 + (minor) * 100))
+
+namespace karman::compat {
+
+/// Fence the whole device with a label (the labelled overload appeared in Kokkos 3.6).
+inline void fence(const std::string& label) {
+#if KARMAN_KOKKOS_AT_LEAST(3, 6)
+  Kokkos::fence(label);
+#else
+  (void)label;
+  Kokkos::fence();
+#endif
+}
+
+/// Fence one execution-space instance with a label.
+template <class ExecutionSpace>
+void fence(const ExecutionSpace& space, const std::string& label) {
+#if KARMAN_KOKKOS_AT_LEAST(3, 6)
+  space.fence(label);
+#else
+  (void)label;
+  space.fence();
+#endif
+}
+
+/// `count` instances of an execution space that may run concurrently, where the backend
+/// allows (CUDA/HIP streams through partition_space on Kokkos >= 4.0); otherwise copies of
+/// the default instance, which run in order: overlap then comes from MPI progress alone.
+template <class ExecutionSpace>
+std::vector<ExecutionSpace> make_concurrent_instances(int count) {
+  std::vector<ExecutionSpace> instances;
+#if KARMAN_KOKKOS_AT_LEAST(4, 0)
+  if (count == 2) {
+    auto pair = Kokkos::Experimental::partition_space(ExecutionSpace(), 1, 1);
+    instances.assign(pair.begin(), pair.end());
+    return instances;
+  }
+#endif
+  instances.assign(static_cast<std::size_t>(count), ExecutionSpace());
+  return instances;
+}
+
+/// Device-callable math: Kokkos::Experimental in 3.x, Kokkos in 4.x.
+namespace math {
+#if KARMAN_KOKKOS_AT_LEAST(4, 0)
+using Kokkos::cos;
+using Kokkos::exp;
+using Kokkos::fabs;
+using Kokkos::fmax;
+using Kokkos::fmin;
+using Kokkos::isfinite;
+using Kokkos::sin;
+using Kokkos::sqrt;
+#else
+using Kokkos::Experimental::cos;
+using Kokkos::Experimental::exp;
+using Kokkos::Experimental::fabs;
+using Kokkos::Experimental::fmax;
+using Kokkos::Experimental::fmin;
+using Kokkos::Experimental::isfinite;
+using Kokkos::Experimental::sin;
+using Kokkos::Experimental::sqrt;
+#endif
+}  // namespace math
+
+/// Kokkos version as "major.minor.patch".
+inline std::string kokkos_version_string() {
+  return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
+         "." + std::to_string(KOKKOS_VERSION % 100);
+}
+
+}  // namespace karman::compat

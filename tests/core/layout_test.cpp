@@ -1,0 +1,149 @@
+// Properties of every layout mapping (issue 3 §8): bijection onto the storage, contiguous
+// messaging blocks, unit stride along voxels where the layout promises it.
+#include <karman/core/field.hpp>
+#include <karman/core/layouts.hpp>
+#include <karman/core/partition.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+namespace {
+
+using namespace karman;
+
+// Odd sizes on purpose: nothing divides the CSoA chunk or the rank count.
+const std::vector<Extents> odd_boxes = {{5, 3, 7}, {7, 11, 1}, {3, 5, 13}};
+const std::vector<int> cardinalities = {1, 3, 9, 19, 27};
+
+std::vector<GroupTable> tables_for(const Extents& box) {
+  std::vector<GroupTable> tables = {GroupTable::single(box.size())};
+  const int planes = box.extent(box.dimension() == 3 ? 2 : 1);
+  for (int ranks = 1; ranks <= planes / 2; ranks += 2) {
+    for (int rank = 0; rank < ranks; ++rank) tables.push_back(SlabPartition(box, rank, ranks).groups());
+  }
+  return tables;
+}
+
+template <class Layout>
+class LayoutTest : public ::testing::Test {};
+
+using AllLayouts = ::testing::Types<AoS, SoA, CSoA<1>, CSoA<4>, CSoA<32>, Disaggregated>;
+TYPED_TEST_SUITE(LayoutTest, AllLayouts);
+
+TYPED_TEST(LayoutTest, OffsetIsInjectiveIntoStorage) {
+  for (const auto& box : odd_boxes) {
+    for (const auto& groups : tables_for(box)) {
+      for (int q_count : cardinalities) {
+        typename TypeParam::mapping map(groups, q_count);
+        std::vector<int> hits(static_cast<std::size_t>(map.size()), 0);
+        for (index_t v = 0; v < groups.total(); ++v) {
+          for (int q = 0; q < q_count; ++q) {
+            const index_t off = map.offset(v, q);
+            ASSERT_GE(off, 0);
+            ASSERT_LT(off, map.size()) << TypeParam::name << " v=" << v << " q=" << q;
+            ++hits[static_cast<std::size_t>(off)];
+          }
+        }
+        EXPECT_EQ(*std::max_element(hits.begin(), hits.end()), 1) << TypeParam::name << ": two values share a slot";
+        // Only CSoA pads storage (to whole chunks); the others map onto [0, size) exactly.
+        const auto used = std::count(hits.begin(), hits.end(), 1);
+        EXPECT_EQ(used, groups.total() * q_count);
+        EXPECT_LT(map.size() - used, index_t(q_count) * 32) << "padding larger than one chunk";
+      }
+    }
+  }
+}
+
+TYPED_TEST(LayoutTest, BlocksCoverExactlyTheRequestedValues) {
+  const Extents box{5, 3, 7};
+  const SlabPartition part(box, 1, 3);
+  const auto groups = part.groups();
+  for (int q_count : {9, 19}) {
+    typename TypeParam::mapping map(groups, q_count);
+    for (Group g : all_groups) {
+      for (ComponentRange comps : {ComponentRange{0, q_count}, ComponentRange{0, q_count / 3},
+                                   ComponentRange{q_count / 3, q_count}}) {
+        std::multiset<index_t> expected, from_blocks;
+        for (index_t v = groups[g].begin; v < groups[g].end; ++v)
+          for (int q = comps.begin; q < comps.end; ++q) expected.insert(map.offset(v, q));
+        for (const auto& b : map.blocks(groups[g], comps))
+          for (index_t i = 0; i < b.count; ++i) from_blocks.insert(b.offset + i);
+        EXPECT_EQ(expected, from_blocks) << TypeParam::name << " group " << name(g);
+      }
+    }
+  }
+}
+
+TEST(Disaggregated, EveryGroupComponentRangeIsOneBlock) {
+  for (const auto& box : odd_boxes) {
+    for (const auto& groups : tables_for(box)) {
+      for (int q_count : cardinalities) {
+        Disaggregated::mapping map(groups, q_count);
+        for (Group g : all_groups) {
+          if (groups[g].empty()) continue;
+          for (int lo = 0; lo < q_count; ++lo) {
+            for (int hi = lo + 1; hi <= q_count; ++hi) {
+              const auto blocks = map.blocks(groups[g], {lo, hi});
+              ASSERT_EQ(blocks.size(), 1u) << "group " << name(g) << " components [" << lo << "," << hi << ")";
+              EXPECT_EQ(blocks[0].count, groups[g].size() * (hi - lo));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(SoA, OneBlockPerComponent) {
+  const SlabPartition part(Extents{5, 3, 7}, 0, 2);
+  SoA::mapping map(part.groups(), 19);
+  EXPECT_EQ(map.blocks(part.group(Group::shared_hi), {14, 19}).size(), 5u);
+}
+
+TEST(AoS, WholeVoxelsAreOneBlock) {
+  const SlabPartition part(Extents{5, 3, 7}, 0, 2);
+  AoS::mapping map(part.groups(), 19);
+  EXPECT_EQ(map.blocks(part.group(Group::shared_hi), {0, 19}).size(), 1u);
+}
+
+// Unit stride along voxels of one component: SoA everywhere, CSoA inside a chunk,
+// Disaggregated inside a group. AoS has stride Q.
+TEST(Stride, ConsecutiveVoxelsOfOneComponent) {
+  for (const auto& box : odd_boxes) {
+    for (const auto& groups : tables_for(box)) {
+      const int q_count = 19;
+      SoA::mapping soa(groups, q_count);
+      CSoA<4>::mapping csoa(groups, q_count);
+      Disaggregated::mapping dis(groups, q_count);
+      AoS::mapping aos(groups, q_count);
+      for (int q = 0; q < q_count; ++q) {
+        for (index_t v = 0; v + 1 < groups.total(); ++v) {
+          EXPECT_EQ(soa.offset(v + 1, q), soa.offset(v, q) + 1);
+          EXPECT_EQ(aos.offset(v + 1, q), aos.offset(v, q) + q_count);
+          if ((v + 1) % 4 != 0) {
+            EXPECT_EQ(csoa.offset(v + 1, q), csoa.offset(v, q) + 1);
+          }
+          if (dis.group_of(v) == dis.group_of(v + 1)) {
+            EXPECT_EQ(dis.offset(v + 1, q), dis.offset(v, q) + 1);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Field, RejectsBadCardinalityWithRange) {
+  try {
+    Field<double, SoA> f("f", GroupTable::single(10), 0);
+    FAIL() << "Q = 0 was accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "karman::Field: cardinality Q = 0 out of range [1, 27]");
+  }
+  Field<double, Disaggregated> f("f", GroupTable::single(10), 3);
+  EXPECT_THROW(f.blocks(Group::interior, {2, 4}), Error);
+}
+
+}  // namespace
