@@ -8,8 +8,10 @@
 #include <karman/core/field.hpp>
 #include <karman/core/for_each.hpp>
 #include <karman/core/group.hpp>
+#include <karman/core/halo_plan.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/layouts.hpp>
 #include <karman/core/memory_block.hpp>
 #include <karman/core/partition.hpp>
+#include <karman/core/periodic_exchange.hpp>
 #include <karman/core/version.hpp>
