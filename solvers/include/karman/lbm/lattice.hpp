@@ -22,8 +22,8 @@ inline constexpr double cs2 = 1.0 / 3.0;
 /// Shared part of the descriptors; `Derived` provides D, Q, c(i, axis) and w(i).
 template <class Derived, int Dim, int Q_, int CrossingCount>
 struct LatticeBase {
-  static constexpr int D = Dim;   ///< spatial dimension
-  static constexpr int Q = Q_;    ///< number of populations
+  static constexpr int D = Dim;        ///< spatial dimension
+  static constexpr int Q = Q_;         ///< number of populations
   static constexpr int rest = Q_ / 2;  ///< index of the rest population
   /// Slab axis (z in 3D, y in 2D): the axis the domain is cut along for MPI.
   static constexpr int slab_axis = Dim - 1;

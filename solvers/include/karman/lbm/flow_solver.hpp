@@ -1,0 +1,46 @@
+#pragma once
+/// \file flow_solver.hpp
+/// The runtime face of every compiled solver variant, for applications that choose the
+/// variant from user input. Virtual calls happen once per step, never per voxel.
+
+#include <karman/core/halo_plan.hpp>
+#include <karman/core/partition.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace karman::lbm {
+
+/// Density and velocity of a rank's owned voxels, in local order (x fastest), on the device.
+struct MomentFields {
+  Kokkos::View<double*> rho;                     ///< density; 0 in walls
+  Kokkos::View<double**, Kokkos::LayoutLeft> u;  ///< (voxel, axis) velocity; 0 in walls
+};
+
+/// A solver of one compiled variant on one rank's slab.
+class FlowSolver {
+ public:
+  virtual ~FlowSolver() = default;
+  /// Advances n time steps.
+  virtual void advance(int n) = 0;
+  /// Time steps done since initialisation.
+  virtual std::int64_t steps() const = 0;
+  /// Density and velocity of the owned voxels after the last step (collective under MPI).
+  virtual MomentFields moments() = 0;
+  /// Sum of density over this rank's owned fluid voxels (collective under MPI).
+  virtual double local_mass() = 0;
+  /// This rank's slab.
+  virtual const SlabPartition& partition() const = 0;
+  /// Bytes of population storage (two lattices for AB, one for AA).
+  virtual std::size_t population_bytes() const = 0;
+  /// Bytes moved per voxel update: populations read and written, plus the flag word.
+  virtual std::size_t bytes_per_update() const = 0;
+  /// Number of populations Q.
+  virtual int populations() const = 0;
+  /// Human-readable variant, e.g. "d3q19/float/soa/bgk/ab".
+  virtual std::string description() const = 0;
+};
+
+}  // namespace karman::lbm

@@ -1,0 +1,250 @@
+#pragma once
+/// \file solver.hpp
+/// The dense LBM solver of one compiled variant on one rank's slab: population lattices,
+/// flags, the time step with optional interior/shared overlap around the halo exchange
+/// (seed 000 Fig. 4b; seed 001 MPI recipe), and moments.
+
+#include <karman/core/error.hpp>
+#include <karman/core/field.hpp>
+#include <karman/core/for_each.hpp>
+#include <karman/core/halo_plan.hpp>
+#include <karman/core/kokkos_compat.hpp>
+#include <karman/core/partition.hpp>
+#include <karman/lbm/flow_solver.hpp>
+#include <karman/lbm/solver_setup.hpp>
+#include <karman/lbm/stream_collide.hpp>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace karman::lbm {
+
+/// Propagation pattern: two lattices (AB pull) or one lattice in place (AA).
+enum class Pattern { ab, aa };
+
+/// Halo plans of lattice L for each step kind (which populations cross which slab face).
+template <class L>
+struct HaloPlans {
+  /// AB pull, on the source lattice before each step: post-collision populations leave through
+  /// the shared planes into the neighbours' halos.
+  static HaloPlan ab() {
+    return {{{Group::shared_hi, L::towards_upper(), Side::upper}, {Group::shared_lo, L::towards_lower(), Side::lower}},
+            {{Group::halo_lo, L::towards_upper(), Side::lower}, {Group::halo_hi, L::towards_lower(), Side::upper}}};
+  }
+  /// AA, before an odd step: the even step stored upward-moving populations in their opposite
+  /// (downward) slots, so the downward block of shared_hi goes up, and vice versa.
+  static HaloPlan aa_odd() {
+    return {{{Group::shared_hi, L::towards_lower(), Side::upper}, {Group::shared_lo, L::towards_upper(), Side::lower}},
+            {{Group::halo_lo, L::towards_lower(), Side::lower}, {Group::halo_hi, L::towards_upper(), Side::upper}}};
+  }
+  /// AA, before an even step: what the odd step wrote into the halo returns to its owner.
+  static HaloPlan aa_even() {
+    return {{{Group::halo_lo, L::towards_lower(), Side::lower}, {Group::halo_hi, L::towards_upper(), Side::upper}},
+            {{Group::shared_hi, L::towards_lower(), Side::upper}, {Group::shared_lo, L::towards_upper(), Side::lower}}};
+  }
+};
+
+/// Builds the flag word of every local voxel (halo planes included) from a case's geometry.
+/// A population is blocked when its source voxel is solid, outside a non-periodic box, or
+/// enters an inlet/outlet voxel through its boundary face.
+std::vector<flag_t> build_flags(const SlabPartition& part, const SolverSetup& setup,
+                                const std::vector<std::array<int, 3>>& velocities);
+
+/// Velocity vectors of lattice L, for host-side setup code.
+template <class L>
+std::vector<std::array<int, 3>> velocity_set() {
+  std::vector<std::array<int, 3>> c(L::Q);
+  for (int i = 0; i < L::Q; ++i) c[i] = {L::c(i, 0), L::c(i, 1), L::c(i, 2)};
+  return c;
+}
+
+/// Fills a population lattice with the equilibrium of (rho, u), in slot i (AB) or in slot
+/// opposite(i) (AA, as after an even step), so the first step reads it as post-collision.
+template <class L, class FieldType, class MemorySpace>
+struct InitializeEquilibrium {
+  FieldType f;
+  Kokkos::View<const double*, MemorySpace> rho;
+  Kokkos::View<const double**, Kokkos::LayoutRight, MemorySpace> u;
+  bool opposite_slots = false;
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+    using T = typename FieldType::value_type;
+    const T uv[3] = {T(u(v, 0)), T(u(v, 1)), T(u(v, 2))};
+    for (int i = 0; i < L::Q; ++i) f(v, opposite_slots ? L::opposite(i) : i) = equilibrium<L>(i, T(rho(v)), uv);
+  }
+};
+
+/// Initial density and velocity of every local voxel (halo planes included), host arrays.
+void build_initial_state(const SlabPartition& part, const SolverSetup& setup, std::vector<double>& rho,
+                         std::vector<double>& u);
+
+/// Throws karman::Error unless `name` is one of `accepted`.
+void require_name(const char* what, const std::string& name, std::initializer_list<const char*> accepted);
+
+/// One compiled variant.
+template <class L, class T, class Layout, class Collision, Pattern P, class Feat,
+          class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class Solver final : public FlowSolver {
+ public:
+  using field_type = Field<T, Layout, MemorySpace>;
+  using execution_space = typename MemorySpace::execution_space;
+  using exchanger_type = HaloExchanger<field_type>;
+
+  /// Allocates the lattices and flags of `setup`'s slab and sets the initial equilibrium.
+  /// `exchanger` moves halos (null when the slab axis is neither periodic nor decomposed).
+  Solver(const SolverSetup& setup, std::unique_ptr<exchanger_type> exchanger)
+      : m_part(setup.global, setup.rank, setup.ranks),
+        m_exchanger(std::move(exchanger)),
+        m_overlap(setup.overlap),
+        m_boundaries(setup.boundaries),
+        m_omega(T(setup.relaxation.omega)),
+        m_omega_minus(T(Collision::antisymmetric_rate(setup.relaxation))),
+        m_spaces(compat::make_concurrent_instances<execution_space>(2)) {
+    for (int d = 0; d < 3; ++d) m_force[d] = T(setup.relaxation.force[d]);
+    m_f[0] = field_type("karman::populations_a", m_part.groups(), L::Q);
+    if constexpr (P == Pattern::ab) m_f[1] = field_type("karman::populations_b", m_part.groups(), L::Q);
+    if constexpr (Feat::flags) {
+      const auto host = build_flags(m_part, setup, velocity_set<L>());
+      m_flags = Kokkos::View<flag_t*, MemorySpace>("karman::flags", host.size());
+      Kokkos::deep_copy(m_flags,
+                        Kokkos::View<const flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                            host.data(), host.size()));
+    }
+    initialize(setup);
+  }
+
+  void advance(int n) override {
+    for (int s = 0; s < n; ++s) {
+      if constexpr (P == Pattern::ab) {
+        step<StepKind::ab_pull>(HaloPlans<L>::ab());
+        std::swap(m_f[0], m_f[1]);
+      } else if (m_steps % 2 == 0) {
+        step<StepKind::aa_odd>(HaloPlans<L>::aa_odd());
+      } else {
+        step<StepKind::aa_even>(HaloPlans<L>::aa_even());
+      }
+      ++m_steps;
+    }
+  }
+
+  std::int64_t steps() const override { return m_steps; }
+
+  MomentFields moments() override {
+    const VoxelRange owned = m_part.owned();
+    MomentFields out{Kokkos::View<double*>("karman::rho", owned.size()),
+                     Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", owned.size(), 3)};
+    if constexpr (P == Pattern::ab) {
+      compute_moments<StepKind::ab_pull>(HaloPlans<L>::ab(), out);
+    } else if (m_steps % 2 == 0) {
+      compute_moments<StepKind::aa_odd>(HaloPlans<L>::aa_odd(), out);
+    } else {
+      compute_moments<StepKind::aa_even>(HaloPlans<L>::aa_even(), out);
+    }
+    return out;
+  }
+
+  double local_mass() override {
+    const auto m = moments();
+    double mass = 0;
+    Kokkos::parallel_reduce(
+        "karman::mass", Kokkos::RangePolicy<execution_space>(0, m.rho.extent(0)),
+        KOKKOS_LAMBDA(std::size_t k, double& sum) { sum += m.rho(k); }, mass);
+    return mass;
+  }
+
+  const SlabPartition& partition() const override { return m_part; }
+  std::size_t population_bytes() const override {
+    return std::size_t(P == Pattern::ab ? 2 : 1) * std::size_t(m_f[0].view().extent(0)) * sizeof(T);
+  }
+  std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(T) + (Feat::flags ? sizeof(flag_t) : 0); }
+  int populations() const override { return L::Q; }
+  std::string description() const override {
+    return std::string(L::name) + "/" + (sizeof(T) == 4 ? "float" : "double") + "/" + Layout::name + "/" +
+           Collision::name + "/" + (P == Pattern::ab ? "ab" : "aa");
+  }
+
+  /// The population lattice the next step reads (for tests and checkpoints).
+  const field_type& populations_field() const { return m_f[0]; }
+
+ private:
+  template <StepKind K>
+  PopulationAccess<L, T, Layout, MemorySpace, K, Feat> access() const {
+    return {m_f[0], P == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_part.local().nx, m_part.local().ny};
+  }
+
+  /// One step: exchange, then the kernel over owned voxels, interior first when overlapping.
+  template <StepKind K>
+  void step(const HaloPlan& plan) {
+    StreamCollide<L, T, Layout, MemorySpace, Collision, K, Feat> kernel{access<K>(), m_omega, m_omega_minus, {}};
+    for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
+    const char* label = "karman::stream_collide";
+    if (!m_exchanger) {
+      for_each(label, m_part.owned(), m_spaces[0], kernel);
+      return;
+    }
+    Kokkos::Profiling::pushRegion("karman::halo_start");
+    m_exchanger->start(m_f[0], plan);
+    Kokkos::Profiling::popRegion();
+    if (!m_overlap) {
+      Kokkos::Profiling::pushRegion("karman::halo_finish");
+      m_exchanger->finish();
+      Kokkos::Profiling::popRegion();
+      for_each(label, m_part.owned(), m_spaces[0], kernel);
+      return;
+    }
+    for_each("karman::stream_collide_interior", m_part.group(Group::interior), m_spaces[0], kernel);
+    Kokkos::Profiling::pushRegion("karman::halo_finish");
+    m_exchanger->finish();
+    Kokkos::Profiling::popRegion();
+    for_each("karman::stream_collide_shared_lo", m_part.group(Group::shared_lo), m_spaces[1], kernel);
+    for_each("karman::stream_collide_shared_hi", m_part.group(Group::shared_hi), m_spaces[1], kernel);
+    compat::fence(m_spaces[1], "karman::shared_done");
+    compat::fence(m_spaces[0], "karman::interior_done");
+  }
+
+  template <StepKind K>
+  void compute_moments(const HaloPlan& plan, MomentFields& out) {
+    if (m_exchanger) {
+      m_exchanger->start(m_f[0], plan);
+      m_exchanger->finish();
+    }
+    Moments<L, T, Layout, MemorySpace, K, Feat> kernel{access<K>(), out.rho, out.u, m_part.owned().begin, {}};
+    for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
+    for_each("karman::moments", m_part.owned(), m_spaces[0], kernel);
+    compat::fence(m_spaces[0], "karman::moments_done");
+  }
+
+  /// Equilibrium of the initial state, stored as post-collision values where the first step
+  /// reads them: AB in slot i, AA in slot opposite(i) (as after an even step).
+  void initialize(const SolverSetup& setup) {
+    std::vector<double> rho_host, u_host;
+    build_initial_state(m_part, setup, rho_host, u_host);
+    const std::size_t n = rho_host.size();
+    Kokkos::View<double*, MemorySpace> rho("karman::rho0", n);
+    Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> u("karman::u0", n, 3);
+    Kokkos::deep_copy(rho, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                               rho_host.data(), n));
+    Kokkos::deep_copy(
+        u,
+        Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            u_host.data(), n, 3));
+    for_each("karman::initialize", VoxelRange{0, index_t(n)}, m_spaces[0],
+             InitializeEquilibrium<L, field_type, MemorySpace>{m_f[0], rho, u, P == Pattern::aa});
+    compat::fence(m_spaces[0], "karman::initialized");
+  }
+
+  SlabPartition m_part;
+  std::unique_ptr<exchanger_type> m_exchanger;
+  bool m_overlap;
+  BoundaryTable m_boundaries;
+  T m_omega, m_omega_minus;
+  T m_force[3] = {0, 0, 0};
+  std::vector<execution_space> m_spaces;
+  field_type m_f[2];
+  Kokkos::View<flag_t*, MemorySpace> m_flags;
+  std::int64_t m_steps = 0;
+};
+
+}  // namespace karman::lbm

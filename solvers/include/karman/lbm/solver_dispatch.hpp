@@ -1,0 +1,61 @@
+#pragma once
+/// \file solver_dispatch.hpp
+/// Turns the runtime names of a Variant into template arguments, once per solver, for one
+/// (lattice, precision) pair; included only by the solver_<lattice>_<precision>.cpp units.
+
+#include <karman/core/layouts.hpp>
+#include <karman/core/periodic_exchange.hpp>
+#include <karman/lbm/solver.hpp>
+
+namespace karman::lbm::detail {
+
+/// The halo exchanger a slab needs: none when the slab axis is closed and undivided, a local
+/// copy when one rank is periodic along it.
+template <class FieldType>
+std::unique_ptr<HaloExchanger<FieldType>> make_exchanger(const SolverSetup& setup) {
+  const int slab_axis = setup.global.dimension() == 3 ? 2 : 1;
+  if (setup.ranks > 1) {
+    throw Error("karman: " + std::to_string(setup.ranks) + " ranks need the MPI halo exchange (Karman::comm)");
+  }
+  if (setup.periodic[slab_axis]) return std::make_unique<PeriodicSelfExchanger<FieldType>>();
+  return nullptr;
+}
+
+template <class L, class T, class Layout, class Collision, Pattern P, class Feat>
+std::unique_ptr<FlowSolver> build(const SolverSetup& setup) {
+  using S = Solver<L, T, Layout, Collision, P, Feat>;
+  return std::make_unique<S>(setup, make_exchanger<typename S::field_type>(setup));
+}
+
+template <class L, class T, class Layout, class Collision, Pattern P>
+std::unique_ptr<FlowSolver> with_features(const SolverSetup& setup) {
+  const bool forced =
+      setup.relaxation.force[0] != 0 || setup.relaxation.force[1] != 0 || setup.relaxation.force[2] != 0;
+  // Fully periodic fluid boxes need no flag word and no force terms: fewer bytes per update.
+  if (!setup.geometry && !forced) return build<L, T, Layout, Collision, P, Features<false, false>>(setup);
+  return build<L, T, Layout, Collision, P, Features<true, true>>(setup);
+}
+
+template <class L, class T, class Layout, class Collision>
+std::unique_ptr<FlowSolver> with_pattern(const SolverSetup& setup) {
+  if (setup.variant.pattern == "aa") return with_features<L, T, Layout, Collision, Pattern::aa>(setup);
+  return with_features<L, T, Layout, Collision, Pattern::ab>(setup);
+}
+
+template <class L, class T, class Layout>
+std::unique_ptr<FlowSolver> with_collision(const SolverSetup& setup) {
+  if (setup.variant.collision == "trt") return with_pattern<L, T, Layout, TRT>(setup);
+  return with_pattern<L, T, Layout, BGK>(setup);
+}
+
+/// Entry point of one translation unit: names were validated by make_solver.
+template <class L, class T>
+std::unique_ptr<FlowSolver> make_for_lattice(const SolverSetup& setup) {
+  const std::string& layout = setup.variant.layout;
+  if (layout == "aos") return with_collision<L, T, AoS>(setup);
+  if (layout == "csoa") return with_collision<L, T, CSoADefault>(setup);
+  if (layout == "disaggregated") return with_collision<L, T, Disaggregated>(setup);
+  return with_collision<L, T, SoA>(setup);
+}
+
+}  // namespace karman::lbm::detail

@@ -1,0 +1,52 @@
+#pragma once
+/// \file solver_setup.hpp
+/// Everything a solver is built from, as runtime values: the names users type, the geometry
+/// and initial state as functions of global voxel coordinates, and the relaxation.
+
+#include <karman/core/extents.hpp>
+#include <karman/lbm/cell_flags.hpp>
+#include <karman/lbm/collision.hpp>
+
+#include <array>
+#include <functional>
+#include <string>
+
+namespace karman::lbm {
+
+/// Kind and boundary id of one voxel of the global box.
+struct CellSpec {
+  CellKind kind = CellKind::fluid;  ///< what the voxel is
+  int id = 0;                       ///< index into the BoundaryTable
+};
+
+/// Density and velocity of one voxel.
+struct FlowState {
+  double rho = 1.0;
+  double u[3] = {0, 0, 0};
+};
+
+/// The compile-time variant, named at run time (checked against the accepted names).
+struct Variant {
+  std::string lattice = "d2q9";      ///< d2q9 | d3q19 | d3q27
+  std::string precision = "double";  ///< float | double
+  std::string layout = "soa";        ///< aos | soa | csoa | disaggregated
+  std::string collision = "bgk";     ///< bgk | trt
+  std::string pattern = "ab";        ///< ab | aa
+};
+
+/// A case for the solver.
+struct SolverSetup {
+  Variant variant;
+  Extents global;                  ///< whole box, walls included
+  std::array<bool, 3> periodic{};  ///< periodic along x, y, z
+  /// Voxel kinds; empty means all fluid (then no flag field is stored or read).
+  std::function<CellSpec(int x, int y, int z)> geometry;
+  BoundaryTable boundaries{};                             ///< wall velocities, inlet/outlet values
+  std::function<FlowState(int x, int y, int z)> initial;  ///< empty: rest at rho = 1
+  RelaxationParams relaxation{};
+  int rank = 0;         ///< this rank's slab
+  int ranks = 1;        ///< number of slabs
+  bool overlap = true;  ///< interior/shared split around the halo exchange
+};
+
+}  // namespace karman::lbm

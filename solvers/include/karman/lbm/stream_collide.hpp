@@ -1,0 +1,208 @@
+#pragma once
+/// \file stream_collide.hpp
+/// The one fused stream-collide kernel (seed 004 Alg. 1; seed 001 "fused pull"), templated on
+/// lattice, precision, layout, collision, step kind and the features a case needs. Layout,
+/// lattice and precision are compile-time: the hot loop has no runtime switch on them.
+///
+/// Step kinds:
+///  - ab_pull: two lattices; read the neighbours' post-collision values (f_i from x - c_i),
+///    collide, write the own voxel of the other lattice.
+///  - aa_odd / aa_even: one lattice updated in place (the AA pattern, Bailey et al. 2009; the
+///    one-lattice idea of seed 003): the even step reads and writes its own voxel only
+///    (post-collision f_i stored in slot opposite(i)); the odd step reads slot opposite(i) of
+///    x - c_i and writes slot i of x + c_i. Each memory slot is read and written by the same
+///    voxel within a step, so no races, and half the memory of AB.
+/// Walls use half-way bounce-back with Ladd's moving-wall term; a flag word per voxel
+/// (cell_flags.hpp) says which populations come from walls.
+
+#include <karman/core/backend_traits.hpp>
+#include <karman/core/field.hpp>
+#include <karman/lbm/cell_flags.hpp>
+#include <karman/lbm/collision.hpp>
+#include <karman/lbm/regularized_boundary.hpp>
+
+#include <type_traits>
+
+namespace karman::lbm {
+
+/// Which kind of update a launch performs.
+enum class StepKind { ab_pull, aa_odd, aa_even };
+
+/// Compile-time features of a case: flags (walls/inlets; off for fully periodic fluid boxes)
+/// and a body force.
+template <bool Flags, bool Forced>
+struct Features {
+  static constexpr bool flags = Flags;
+  static constexpr bool forced = Forced;
+};
+
+/// Index offsets to the 3 x 3 x 3 neighbours of one voxel; in-plane axes wrap periodically,
+/// the slab axis reads the halo planes.
+struct StencilOffsets {
+  index_t d[3][3];  ///< d[axis][c + 1]
+
+  template <int Dim>
+  KOKKOS_INLINE_FUNCTION StencilOffsets(std::integral_constant<int, Dim>, index_t v, int nx, int ny) {
+    const int x = int(v % nx);
+    d[0][0] = x == 0 ? nx - 1 : -1;
+    d[0][1] = 0;
+    d[0][2] = x == nx - 1 ? -(nx - 1) : 1;
+    if constexpr (Dim == 3) {
+      const int y = int(v / nx % ny);
+      d[1][0] = y == 0 ? index_t(ny - 1) * nx : -index_t(nx);
+      d[1][2] = y == ny - 1 ? -index_t(ny - 1) * nx : index_t(nx);
+      d[2][0] = -index_t(nx) * ny;
+      d[2][2] = index_t(nx) * ny;
+    } else {
+      d[1][0] = -index_t(nx);
+      d[1][2] = index_t(nx);
+      d[2][0] = 0;
+      d[2][2] = 0;
+    }
+    d[1][1] = 0;
+    d[2][1] = 0;
+  }
+  /// Voxel x + c_i.
+  template <class L>
+  KOKKOS_INLINE_FUNCTION index_t downstream(index_t v, int i) const {
+    return v + d[0][L::c(i, 0) + 1] + d[1][L::c(i, 1) + 1] + d[2][L::c(i, 2) + 1];
+  }
+  /// Voxel x - c_i.
+  template <class L>
+  KOKKOS_INLINE_FUNCTION index_t upstream(index_t v, int i) const {
+    return v + d[0][1 - L::c(i, 0)] + d[1][1 - L::c(i, 1)] + d[2][1 - L::c(i, 2)];
+  }
+};
+
+/// Reads and writes populations of one step kind: shared by the update kernel and by the
+/// moments kernel, so both see exactly the values the next collision sees.
+template <class L, class T, class Layout, class MemorySpace, StepKind Kind, class Feat>
+struct PopulationAccess {
+  using field_type = Field<T, Layout, MemorySpace>;
+  field_type src;  ///< read lattice
+  field_type dst;  ///< written lattice (the same as src for AA)
+  Kokkos::View<const flag_t*, MemorySpace> flags;
+  BoundaryTable boundaries;
+  int nx = 1, ny = 1;  ///< local in-plane extents
+
+  /// Ladd's moving-wall term 2 w_i rho0 (c_i . u_w) / cs^2 for population i entering from the
+  /// solid voxel `wall` (rho0 = 1); zero when that voxel is not a wall.
+  KOKKOS_INLINE_FUNCTION T wall_term(index_t wall, int i) const {
+    const flag_t fw = flags(wall);
+    if (flags::kind(fw) != CellKind::solid) return T(0);
+    const BoundaryValue& b = boundaries[flags::id(fw)];
+    return T(6) * T(L::w(i)) * (T(L::c(i, 0)) * T(b.u[0]) + T(L::c(i, 1)) * T(b.u[1]) + T(L::c(i, 2)) * T(b.u[2]));
+  }
+
+  /// Populations entering voxel v's collision, boundaries applied.
+  KOKKOS_INLINE_FUNCTION void load(index_t v, flag_t fl, const StencilOffsets& s, T (&f)[L::Q]) const {
+    KARMAN_UNROLL
+    for (int i = 0; i < L::Q; ++i) {
+      if constexpr (Kind == StepKind::aa_even) {
+        f[i] = src(v, i);
+      } else {
+        const bool wall = Feat::flags && flags::blocked(fl, i);
+        if (wall) {
+          f[i] = src(v, Kind == StepKind::ab_pull ? L::opposite(i) : i) + wall_term(s.template upstream<L>(v, i), i);
+        } else {
+          f[i] = src(s.template upstream<L>(v, i), Kind == StepKind::ab_pull ? i : L::opposite(i));
+        }
+      }
+    }
+    if constexpr (Feat::flags) {
+      const CellKind kind = flags::kind(fl);
+      if (kind == CellKind::velocity_boundary || kind == CellKind::pressure_boundary)
+        regularize<L>(f, kind, boundaries[flags::id(fl)]);
+    }
+  }
+
+  /// Writes voxel v's post-collision populations.
+  KOKKOS_INLINE_FUNCTION void store(index_t v, flag_t fl, const StencilOffsets& s, const T (&f)[L::Q]) const {
+    KARMAN_UNROLL
+    for (int i = 0; i < L::Q; ++i) {
+      if constexpr (Kind == StepKind::ab_pull) {
+        dst(v, i) = f[i];
+      } else if constexpr (Kind == StepKind::aa_even) {
+        dst(v, L::opposite(i)) = f[i];
+      } else {
+        const int o = L::opposite(i);
+        if (Feat::flags && flags::blocked(fl, o)) {
+          dst(v, o) = f[i] + wall_term(s.template downstream<L>(v, i), o);
+        } else {
+          dst(s.template downstream<L>(v, i), i) = f[i];
+        }
+      }
+    }
+  }
+};
+
+/// Density and velocity u = (sum c f + F/2) / rho of the populations f (Guo 2002).
+template <class L, class T, bool Forced>
+KOKKOS_INLINE_FUNCTION void moments(const T (&f)[L::Q], const T force[3], T& rho, T (&u)[3]) {
+  rho = 0;
+  T m[3] = {0, 0, 0};
+  KARMAN_UNROLL
+  for (int i = 0; i < L::Q; ++i) {
+    rho += f[i];
+    m[0] += T(L::c(i, 0)) * f[i];
+    m[1] += T(L::c(i, 1)) * f[i];
+    m[2] += T(L::c(i, 2)) * f[i];
+  }
+  const T inv_rho = T(1) / rho;
+  for (int d = 0; d < 3; ++d) u[d] = (Forced ? m[d] + T(0.5) * force[d] : m[d]) * inv_rho;
+}
+
+/// The fused update of one voxel: load (stream + boundaries), moments, collide, store.
+template <class L, class T, class Layout, class MemorySpace, class Collision, StepKind Kind, class Feat>
+struct StreamCollide {
+  PopulationAccess<L, T, Layout, MemorySpace, Kind, Feat> access;
+  T omega = 1, omega_minus = 1;
+  T force[3] = {0, 0, 0};
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+    flag_t fl = 0;
+    if constexpr (Feat::flags) {
+      fl = access.flags(v);
+      if (flags::kind(fl) == CellKind::solid) return;
+    }
+    const StencilOffsets s(std::integral_constant<int, L::D>{}, v, access.nx, access.ny);
+    T f[L::Q];
+    access.load(v, fl, s, f);
+    T rho, u[3];
+    moments<L, T, Feat::forced>(f, force, rho, u);
+    Collision::template collide<L, T, Feat::forced>(f, rho, u, force, omega, omega_minus);
+    access.store(v, fl, s, f);
+  }
+};
+
+/// Density and velocity of every owned voxel as the next collision will see them; walls get 0.
+template <class L, class T, class Layout, class MemorySpace, StepKind Kind, class Feat>
+struct Moments {
+  PopulationAccess<L, T, Layout, MemorySpace, Kind, Feat> access;
+  Kokkos::View<double*, MemorySpace> rho_out;                     ///< indexed by v - first
+  Kokkos::View<double**, Kokkos::LayoutLeft, MemorySpace> u_out;  ///< (v - first, axis)
+  index_t first = 0;
+  T force[3] = {0, 0, 0};
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+    const index_t k = v - first;
+    flag_t fl = 0;
+    if constexpr (Feat::flags) {
+      fl = access.flags(v);
+      if (flags::kind(fl) == CellKind::solid) {
+        rho_out(k) = 0;
+        for (int d = 0; d < 3; ++d) u_out(k, d) = 0;
+        return;
+      }
+    }
+    const StencilOffsets s(std::integral_constant<int, L::D>{}, v, access.nx, access.ny);
+    T f[L::Q];
+    access.load(v, fl, s, f);
+    T rho, u[3];
+    moments<L, T, Feat::forced>(f, force, rho, u);
+    rho_out(k) = double(rho);
+    for (int d = 0; d < 3; ++d) u_out(k, d) = double(u[d]);
+  }
+};
+
+}  // namespace karman::lbm

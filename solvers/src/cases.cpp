@@ -1,0 +1,139 @@
+// Case setups: geometry, boundary values, initial state and relaxation from physical inputs.
+#include <karman/core/error.hpp>
+#include <karman/lbm/cases/cavity.hpp>
+#include <karman/lbm/cases/channel.hpp>
+#include <karman/lbm/cases/taylor_green.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace karman::lbm::cases {
+namespace {
+
+constexpr double pi = 3.14159265358979323846;
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+/// Relaxation from viscosity, refusing unstable values (DESIGN.md: tau <= 1/2, Mach >= 0.3).
+RelaxationParams relaxation_for(double nu, double velocity, const std::string& inputs) {
+  const double tau = 3.0 * nu + 0.5;
+  if (!(nu > 0.0) || !(tau > 0.5)) {
+    throw Error("tau = " + fmt(tau) + " must be > 1/2 (nu = " + fmt(nu) + " from " + inputs +
+                "); raise the resolution or the velocity, or lower Re");
+  }
+  const double mach = std::fabs(velocity) * std::sqrt(3.0);
+  if (mach >= 0.3) {
+    throw Error("Mach number U/cs = " + fmt(mach) + " must be < 0.3 (U = " + fmt(velocity) +
+                " lattice units); lower the velocity and raise the resolution to keep Re");
+  }
+  RelaxationParams r;
+  r.omega = 1.0 / tau;
+  return r;
+}
+
+void require_positive_size(const char* name, int value) { require_in_range("karman", name, value, 1, 1 << 16); }
+
+}  // namespace
+
+double viscosity(const CavityParams& p) { return p.lid_velocity * p.n / p.reynolds; }
+double viscosity(const ChannelParams& p) { return p.max_velocity * p.height / p.reynolds; }
+double viscosity(const TaylorGreenParams& p) { return p.velocity * p.n / p.reynolds; }
+
+SolverSetup cavity_setup(const CavityParams& p, const Variant& variant) {
+  require_in_range("karman cavity", "--dim", p.dim, 2, 3);
+  require_in_range("karman cavity", "--n", p.n, 2, 1 << 14);
+  if (!(p.reynolds > 0)) throw Error("karman cavity: --re = " + fmt(p.reynolds) + " must be > 0");
+  SolverSetup s;
+  s.variant = variant;
+  const int w = p.n + 2;
+  s.global = {w, w, p.dim == 3 ? w : 1};
+  s.relaxation =
+      relaxation_for(viscosity(p), p.lid_velocity,
+                     "U = " + fmt(p.lid_velocity) + ", N = " + std::to_string(p.n) + ", Re = " + fmt(p.reynolds));
+  s.boundaries.values[1].u[0] = p.lid_velocity;  // id 1: the lid; id 0: walls at rest
+  const int dim = p.dim;
+  s.geometry = [w, dim](int x, int y, int z) {
+    const bool wall = x == 0 || x == w - 1 || y == 0 || (dim == 3 && (z == 0 || z == w - 1));
+    if (y == w - 1) return CellSpec{CellKind::solid, 1};
+    return wall ? CellSpec{CellKind::solid, 0} : CellSpec{};
+  };
+  return s;
+}
+
+double poiseuille_velocity(const ChannelParams& p, int j) {
+  const double y = j - 0.5, h = p.height;
+  return p.max_velocity * 4.0 * y * (h - y) / (h * h);
+}
+
+SolverSetup channel_setup(const ChannelParams& p, const Variant& variant) {
+  require_in_range("karman channel", "--dim", p.dim, 2, 3);
+  require_positive_size("--height", p.height);
+  require_in_range("karman channel", "--length", p.length, 2, 1 << 16);
+  if (p.dim == 3) require_in_range("karman channel", "--depth", p.depth, 2, 1 << 16);
+  SolverSetup s;
+  s.variant = variant;
+  const int wy = p.height + 2;
+  s.global = {p.length, wy, p.dim == 3 ? p.depth : 1};
+  const double nu = viscosity(p);
+  s.relaxation = relaxation_for(
+      nu, p.max_velocity,
+      "U_max = " + fmt(p.max_velocity) + ", H = " + std::to_string(p.height) + ", Re = " + fmt(p.reynolds));
+  s.periodic = {p.drive == ChannelDrive::body_force, false, true};
+  // U_max = F H^2 / (8 nu) for the body force; dp/dx = -F for the pressure drop.
+  const double force = 8.0 * nu * p.max_velocity / (double(p.height) * p.height);
+  const int length = p.length;
+  if (p.drive == ChannelDrive::body_force) {
+    s.relaxation.force[0] = force;
+    s.geometry = [wy](int, int y, int) { return (y == 0 || y == wy - 1) ? CellSpec{CellKind::solid, 0} : CellSpec{}; };
+  } else {
+    // rho_in - rho_out = F (L - 1) / cs^2 across the L - 1 lattice spacings between the faces.
+    const double drho = 3.0 * force * (length - 1);
+    s.boundaries.values[1] = {1.0 + 0.5 * drho, {0, 0, 0}, 0, +1};
+    s.boundaries.values[2] = {1.0 - 0.5 * drho, {0, 0, 0}, 0, -1};
+    s.geometry = [wy, length](int x, int y, int) {
+      if (y == 0 || y == wy - 1) return CellSpec{CellKind::solid, 0};
+      if (x == 0) return CellSpec{CellKind::pressure_boundary, 1};
+      if (x == length - 1) return CellSpec{CellKind::pressure_boundary, 2};
+      return CellSpec{};
+    };
+    s.initial = [drho, length](int x, int, int) {
+      FlowState st;
+      st.rho = 1.0 + 0.5 * drho - drho * x / (length - 1.0);
+      return st;
+    };
+  }
+  return s;
+}
+
+double decay_rate(const TaylorGreenParams& p) {
+  const double k = 2.0 * pi / p.n;
+  return 2.0 * viscosity(p) * k * k;
+}
+
+SolverSetup taylor_green_setup(const TaylorGreenParams& p, const Variant& variant) {
+  require_in_range("karman taylor-green", "--n", p.n, 4, 1 << 16);
+  SolverSetup s;
+  s.variant = variant;
+  s.global = {p.n, p.n, 1};
+  s.periodic = {true, true, true};
+  s.relaxation =
+      relaxation_for(viscosity(p), p.velocity,
+                     "U0 = " + fmt(p.velocity) + ", N = " + std::to_string(p.n) + ", Re = " + fmt(p.reynolds));
+  const double k = 2.0 * pi / p.n, u0 = p.velocity;
+  s.initial = [k, u0](int x, int y, int) {
+    const double cx = x + 0.5, cy = y + 0.5;
+    FlowState st;
+    st.u[0] = -u0 * std::cos(k * cx) * std::sin(k * cy);
+    st.u[1] = u0 * std::sin(k * cx) * std::cos(k * cy);
+    st.rho = 1.0 - 3.0 * u0 * u0 / 4.0 * (std::cos(2 * k * cx) + std::cos(2 * k * cy));
+    return st;
+  };
+  return s;
+}
+
+}  // namespace karman::lbm::cases
