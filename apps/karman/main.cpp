@@ -11,7 +11,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"Karman: portable lattice Boltzmann solver on Kokkos", "karman"};
-  app.set_version_flag("--version", std::string("karman ") + KARMAN_VERSION_STRING + " (commit " + KARMAN_GIT_COMMIT + ")");
+  app.set_version_flag("--version",
+                       std::string("karman ") + KARMAN_VERSION_STRING + " (commit " + KARMAN_GIT_COMMIT + ")");
   bool show_backend = false;
   app.add_flag("--backend-info", show_backend, "Print Kokkos version, backends, device, memory and threads");
   app.allow_extras(false);

@@ -32,9 +32,9 @@ int main(int argc, char** argv) {
   const double pi = std::acos(-1.0), r = 0.25;
   const int k = 3, steps = 20, nx = part.local().nx;
   HeatField a("a", part.groups(), 1), b("b", part.groups(), 1);
-  for_each("heat_init", part.owned(), Kokkos::DefaultExecutionSpace(), KOKKOS_LAMBDA(index_t v) {
-    a(v, 0) = math::sin(2.0 * pi * k * double(v % nx) / nx);
-  });
+  for_each(
+      "heat_init", part.owned(), Kokkos::DefaultExecutionSpace(),
+      KOKKOS_LAMBDA(index_t v) { a(v, 0) = math::sin(2.0 * pi * k * double(v % nx) / nx); });
   for (int s = 0; s < steps; ++s) {
     for (Group g : {Group::interior, Group::shared_lo, Group::shared_hi})
       for_each("heat_step", part, g, Kokkos::DefaultExecutionSpace(), Diffuse{a, b, part.local(), r});
@@ -42,11 +42,13 @@ int main(int argc, char** argv) {
   }
   const double decay = std::pow(1.0 - 4.0 * r * std::pow(std::sin(pi * k / nx), 2), steps);
   double max_error = 0;
-  Kokkos::parallel_reduce("heat_error", Kokkos::RangePolicy<Kokkos::IndexType<index_t>>(part.owned().begin, part.owned().end),
+  Kokkos::parallel_reduce(
+      "heat_error", Kokkos::RangePolicy<Kokkos::IndexType<index_t>>(part.owned().begin, part.owned().end),
       KOKKOS_LAMBDA(index_t v, double& err) {
         const double exact = decay * math::sin(2.0 * pi * k * double(v % nx) / nx);
         err = math::fmax(err, math::fabs(a(v, 0) - exact));
-      }, Kokkos::Max<double>(max_error));
+      },
+      Kokkos::Max<double>(max_error));
   std::printf("heat_consumer: %d steps on %dx%dx%d Disaggregated, max error %.3e (decay %.6f)\n", steps,
               part.global().nx, part.global().ny, part.global().nz, max_error, decay);
   return decay > 0.1 && max_error < 1e-12 * decay ? 0 : 1;

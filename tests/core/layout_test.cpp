@@ -64,8 +64,8 @@ TYPED_TEST(LayoutTest, BlocksCoverExactlyTheRequestedValues) {
   for (int q_count : {9, 19}) {
     typename TypeParam::mapping map(groups, q_count);
     for (Group g : all_groups) {
-      for (ComponentRange comps : {ComponentRange{0, q_count}, ComponentRange{0, q_count / 3},
-                                   ComponentRange{q_count / 3, q_count}}) {
+      for (ComponentRange comps :
+           {ComponentRange{0, q_count}, ComponentRange{0, q_count / 3}, ComponentRange{q_count / 3, q_count}}) {
         std::multiset<index_t> expected, from_blocks;
         for (index_t v = groups[g].begin; v < groups[g].end; ++v)
           for (int q = comps.begin; q < comps.end; ++q) expected.insert(map.offset(v, q));

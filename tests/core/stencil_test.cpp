@@ -54,20 +54,22 @@ std::pair<HostMatrix, HostMatrix> run_stencil(const SlabPartition& part) {
   PlainArray ref_in{Kokkos::View<double**, Kokkos::LayoutRight>("ref_in", n, components)};
   PlainArray ref_out{Kokkos::View<double**, Kokkos::LayoutRight>("ref_out", n, components)};
   Kokkos::DefaultExecutionSpace space;
-  for_each("init", VoxelRange{0, n}, space, KOKKOS_LAMBDA(index_t v) {
-    for (int q = 0; q < components; ++q) {
-      const double value = double((v * 7 + q * 13) % 17) + 0.25 * q;
-      in(v, q) = value;
-      ref_in(v, q) = value;
-    }
-  });
+  for_each(
+      "init", VoxelRange{0, n}, space, KOKKOS_LAMBDA(index_t v) {
+        for (int q = 0; q < components; ++q) {
+          const double value = double((v * 7 + q * 13) % 17) + 0.25 * q;
+          in(v, q) = value;
+          ref_in(v, q) = value;
+        }
+      });
   Smooth<Field<double, Layout>, Field<double, Layout>> step{in, out, part.local()};
   for (Group g : {Group::interior, Group::shared_lo, Group::shared_hi}) for_each("smooth", part, g, space, step);
   for_each("smooth_ref", part.owned(), space, Smooth<PlainArray, PlainArray>{ref_in, ref_out, part.local()});
   Kokkos::View<double**, Kokkos::LayoutRight> got("got", n, components);
-  for_each("gather", VoxelRange{0, n}, space, KOKKOS_LAMBDA(index_t v) {
-    for (int q = 0; q < components; ++q) got(v, q) = out(v, q);
-  });
+  for_each(
+      "gather", VoxelRange{0, n}, space, KOKKOS_LAMBDA(index_t v) {
+        for (int q = 0; q < components; ++q) got(v, q) = out(v, q);
+      });
   return {Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), got),
           Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ref_out.data)};
 }

@@ -23,17 +23,13 @@ struct Extents {
   /// Number of voxels in the box.
   KOKKOS_INLINE_FUNCTION index_t size() const { return index_t(nx) * ny * nz; }
   /// Linear index of (x, y, z), x fastest.
-  KOKKOS_INLINE_FUNCTION index_t index(int x, int y, int z) const {
-    return x + index_t(nx) * (y + index_t(ny) * z);
-  }
+  KOKKOS_INLINE_FUNCTION index_t index(int x, int y, int z) const { return x + index_t(nx) * (y + index_t(ny) * z); }
   /// 2 when nz == 1, else 3.
   KOKKOS_INLINE_FUNCTION int dimension() const { return nz == 1 ? 2 : 3; }
   /// Extent along axis 0 (x), 1 (y) or 2 (z).
   KOKKOS_INLINE_FUNCTION int extent(int axis) const { return axis == 0 ? nx : (axis == 1 ? ny : nz); }
 
-  friend bool operator==(const Extents& a, const Extents& b) {
-    return a.nx == b.nx && a.ny == b.ny && a.nz == b.nz;
-  }
+  friend bool operator==(const Extents& a, const Extents& b) { return a.nx == b.nx && a.ny == b.ny && a.nz == b.nz; }
 };
 
 /// Checks that every extent is positive and the box is addressable; throws karman::Error.

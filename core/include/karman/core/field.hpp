@@ -24,7 +24,8 @@ template <class T, class Layout, class MemorySpace = Kokkos::DefaultExecutionSpa
 class Field {
   static_assert(std::is_arithmetic_v<T>, "karman::Field: T must be an arithmetic type");
   static_assert(is_layout_v<Layout>, "karman::Field: Layout must be AoS, SoA, CSoA<Alpha> or Disaggregated");
-  static_assert(Kokkos::is_memory_space<MemorySpace>::value, "karman::Field: MemorySpace must be a Kokkos memory space");
+  static_assert(Kokkos::is_memory_space<MemorySpace>::value,
+                "karman::Field: MemorySpace must be a Kokkos memory space");
 
  public:
   using value_type = T;

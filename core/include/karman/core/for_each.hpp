@@ -16,8 +16,8 @@ namespace karman {
 template <class ExecutionSpace, class Functor>
 void for_each(const std::string& label, const VoxelRange& range, const ExecutionSpace& space, const Functor& functor) {
   if (range.empty()) return;
-  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<index_t>>(space, range.begin, range.end),
-                       functor);
+  Kokkos::parallel_for(
+      label, Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<index_t>>(space, range.begin, range.end), functor);
 }
 
 /// Calls `functor(voxel)` for every voxel of group `g` of `partition` on `space`.

@@ -18,13 +18,13 @@ enum class Group : int { halo_lo = 0, shared_lo = 1, interior = 2, shared_hi = 3
 inline constexpr int group_count = 5;
 
 /// All groups in memory order.
-inline constexpr std::array<Group, group_count> all_groups = {
-    Group::halo_lo, Group::shared_lo, Group::interior, Group::shared_hi, Group::halo_hi};
+inline constexpr std::array<Group, group_count> all_groups = {Group::halo_lo, Group::shared_lo, Group::interior,
+                                                              Group::shared_hi, Group::halo_hi};
 
 /// Name of a group as used in messages and output.
 constexpr std::string_view name(Group g) {
-  constexpr std::array<std::string_view, group_count> names = {"halo_lo", "shared_lo", "interior",
-                                                               "shared_hi", "halo_hi"};
+  constexpr std::array<std::string_view, group_count> names = {"halo_lo", "shared_lo", "interior", "shared_hi",
+                                                               "halo_hi"};
   return names[static_cast<int>(g)];
 }
 

@@ -12,7 +12,7 @@
 /// Kokkos version as MMmmpp (30401 for 3.4.1, 40700 for 4.7.0).
 #define KARMAN_KOKKOS_VERSION KOKKOS_VERSION
 /// True when the Kokkos in use is at least major.minor.
-#define KARMAN_KOKKOS_AT_LEAST(major, minor) (KOKKOS_VERSION >= ((major) * 10000 + (minor) * 100))
+#define KARMAN_KOKKOS_AT_LEAST(major, minor) (KOKKOS_VERSION >= ((major)*10000 + (minor)*100))
 
 namespace karman::compat {
 
@@ -79,8 +79,8 @@ using Kokkos::Experimental::sqrt;
 
 /// Kokkos version as "major.minor.patch".
 inline std::string kokkos_version_string() {
-  return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
-         "." + std::to_string(KOKKOS_VERSION % 100);
+  return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+         std::to_string(KOKKOS_VERSION % 100);
 }
 
 }  // namespace karman::compat

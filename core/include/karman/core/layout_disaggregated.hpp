@@ -31,8 +31,7 @@ struct Disaggregated {
     /// Group holding a voxel: the last group whose range starts at or before it
     /// (branch-free; empty groups share their begin with the next group and are skipped).
     KOKKOS_INLINE_FUNCTION int group_of(index_t voxel) const {
-      return int(voxel >= m_begin[1]) + int(voxel >= m_begin[2]) + int(voxel >= m_begin[3]) +
-             int(voxel >= m_begin[4]);
+      return int(voxel >= m_begin[1]) + int(voxel >= m_begin[2]) + int(voxel >= m_begin[3]) + int(voxel >= m_begin[4]);
     }
     /// Storage offset of component `comp` of voxel `voxel`.
     KOKKOS_INLINE_FUNCTION index_t offset(index_t voxel, int comp) const {

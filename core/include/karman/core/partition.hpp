@@ -31,8 +31,7 @@ class SlabPartition {
     if (m_owned_planes < 2) {
       throw Error("karman::SlabPartition: " + std::to_string(planes) + " planes along the slab axis give rank " +
                   std::to_string(rank) + " only " + std::to_string(m_owned_planes) +
-                  " plane(s); each rank needs at least 2 (use at most " + std::to_string(planes / 2) +
-                  " ranks)");
+                  " plane(s); each rank needs at least 2 (use at most " + std::to_string(planes / 2) + " ranks)");
     }
     m_local = global;
     (m_axis == 2 ? m_local.nz : m_local.ny) = m_owned_planes + 2;
