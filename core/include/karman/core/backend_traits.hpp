@@ -11,6 +11,9 @@
 /// population arrays in registers on GPUs and lets the host compiler vectorise.
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define KARMAN_UNROLL _Pragma("unroll")
+#elif defined(__NVCC__)
+// nvcc's host pass accepts neither GCC's nor clang's pragma; the host compiler unrolls anyway.
+#define KARMAN_UNROLL
 #elif defined(__clang__)
 #define KARMAN_UNROLL _Pragma("clang loop unroll(full)")
 #elif defined(__GNUC__)
