@@ -1,0 +1,14 @@
+#pragma once
+/// \file comm.hpp
+/// Everything of Karman::comm in one include.
+
+#include <karman/comm/collective_error.hpp>
+#include <karman/comm/comm_stats.hpp>
+#include <karman/comm/device_memory.hpp>
+#include <karman/comm/exchange_method.hpp>
+#include <karman/comm/gpu_aware.hpp>
+#include <karman/comm/halo_pack.hpp>
+#include <karman/comm/mpi_context.hpp>
+#include <karman/comm/mpi_datatype.hpp>
+#include <karman/comm/mpi_halo_exchanger.hpp>
+#include <karman/comm/slab_decomposition.hpp>

@@ -1,0 +1,375 @@
+#pragma once
+/// \file mpi_halo_exchanger.hpp
+/// A HaloPlan carried out with non-blocking MPI between slab neighbours (seed 000 §VI-A, Fig. 4b;
+/// seed 001's MPI recipe): start() posts every receive, then every send, and returns, so the
+/// caller computes interior voxels while messages fly; finish() waits and completes the copies
+/// back. How a transfer becomes messages depends on the layout, at compile time
+/// (karman/comm/exchange_method.hpp); the counts that follow are seed 000 Table III's.
+
+#include <karman/comm/comm_stats.hpp>
+#include <karman/comm/device_memory.hpp>
+#include <karman/comm/exchange_method.hpp>
+#include <karman/comm/gpu_aware.hpp>
+#include <karman/comm/halo_pack.hpp>
+#include <karman/comm/mpi_datatype.hpp>
+#include <karman/comm/slab_decomposition.hpp>
+#include <karman/core/error.hpp>
+#include <karman/core/halo_plan.hpp>
+#include <karman/core/kokkos_compat.hpp>
+
+#include <mpi.h>
+#include <Kokkos_Core.hpp>
+
+#include <chrono>
+#include <climits>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace karman::comm {
+
+namespace detail {
+/// A Kokkos::Profiling region for the lifetime of a scope, so Kokkos Tools see each phase.
+class ProfilingRegion {
+ public:
+  explicit ProfilingRegion(const std::string& name) { Kokkos::Profiling::pushRegion(name); }
+  ~ProfilingRegion() { Kokkos::Profiling::popRegion(); }
+  ProfilingRegion(const ProfilingRegion&) = delete;
+  ProfilingRegion& operator=(const ProfilingRegion&) = delete;
+};
+
+/// True when two plans name the same transfers in the same order.
+inline bool same_transfers(const std::vector<HaloTransfer>& a, const std::vector<HaloTransfer>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].group != b[i].group || a[i].side != b[i].side || a[i].components.begin != b[i].components.begin ||
+        a[i].components.end != b[i].components.end)
+      return false;
+  }
+  return true;
+}
+
+/// True when two group tables are equal.
+inline bool same_groups(const GroupTable& a, const GroupTable& b) {
+  for (int g = 0; g < group_count; ++g)
+    if (a.ranges[g].begin != b.ranges[g].begin || a.ranges[g].end != b.ranges[g].end) return false;
+  return true;
+}
+}  // namespace detail
+
+/// MPI halo exchange of a FieldType between the slab neighbours of a SlabDecomposition.
+///
+/// Messages per neighbour and direction (s = voxels per plane, c = crossing components):
+/// Disaggregated one message of c·s values, in place; SoA c messages of s values, in place;
+/// AoS one message of Q·s values (whole voxels), in place; CSoA and other layouts one packed
+/// message of c·s values. A send to side S pairs with the neighbour's receive from the
+/// opposite side over the same component range; tags derive from direction of travel,
+/// first component and run index, so the c messages of SoA pair one to one.
+///
+/// Device memory the host cannot read goes to MPI directly when MPI is GPU-aware
+/// (GpuAwareMode), otherwise through a pinned host mirror: one asynchronous copy per message
+/// before the sends, one per message back after the receives.
+template <class FieldType>
+class MpiHaloExchanger final : public HaloExchanger<FieldType> {
+ public:
+  using value_type = typename FieldType::value_type;
+  using layout_type = typename FieldType::layout_type;
+  using memory_space = typename FieldType::memory_space;
+  using execution_space = typename FieldType::execution_space;
+  /// Host memory device data is staged in when MPI is not GPU-aware.
+  using staging_space = typename DeviceMemoryTraits<memory_space>::staging_space;
+  /// How this layout's transfers become messages.
+  static constexpr ExchangeMethod method = exchange_method_v<layout_type>;
+
+  /// Collective over the decomposition's communicator (duplicated, so these messages never
+  /// match anyone else's). Device copies and pack kernels run on `space`.
+  explicit MpiHaloExchanger(const SlabDecomposition& decomposition, GpuAwareMode gpu_aware = GpuAwareMode::automatic,
+                            execution_space space = execution_space())
+      : m_space(space),
+        m_lower(decomposition.neighbour(Side::lower)),
+        m_upper(decomposition.neighbour(Side::upper)),
+        m_rank(decomposition.rank()),
+        m_neighbours(decomposition.neighbours()),
+        m_gpu_aware(resolve_gpu_aware(gpu_aware, DeviceMemoryTraits<memory_space>::api)),
+        m_staged(!DeviceMemoryTraits<memory_space>::host_accessible && !m_gpu_aware) {
+    MPI_Comm_dup(decomposition.comm(), &m_comm);
+  }
+
+  /// Waits for an exchange still in flight (MPI must not write into freed memory), then frees
+  /// the duplicated communicator.
+  ~MpiHaloExchanger() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    if (m_in_flight) MPI_Waitall(int(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
+    MPI_Comm_free(&m_comm);
+  }
+
+  MpiHaloExchanger(const MpiHaloExchanger&) = delete;
+  MpiHaloExchanger& operator=(const MpiHaloExchanger&) = delete;
+
+  /// Posts every receive of `plan`, then packs and stages what needs it, then posts every send.
+  /// Fences all of Kokkos first: the shared voxels may have been written on any instance.
+  void start(const FieldType& field, const HaloPlan& plan) override {
+    if (m_in_flight) throw std::logic_error("karman::comm::MpiHaloExchanger::start: previous exchange not finished");
+    const auto started = clock::now();
+    detail::ProfilingRegion region("karman::comm::halo_start");
+    compat::fence("karman::comm::MpiHaloExchanger::start");
+    m_active = prepare(field, plan);
+    m_field = field;
+    const Prepared& p = m_plans[m_active];
+    m_requests.clear();
+    for (const Message& m : p.receives) {
+      m_requests.emplace_back();
+      MPI_Irecv(mpi_pointer(m), int(m.count), mpi_datatype<value_type>(), m.peer, m.tag, m_comm, &m_requests.back());
+    }
+    bool device_work = false;
+    for (const Message& m : p.sends) {
+      if (m.in_field) continue;
+      detail::pack_halo(m_space, m_field, m_buffer, m.voxels, m.map);
+      device_work = true;
+    }
+    if (m_staged) {
+      for (const Message& m : p.sends) Kokkos::deep_copy(m_space, staging_run(m), device_run(m));
+      device_work = device_work || !p.sends.empty();
+    }
+    if (device_work) compat::fence(m_space, "karman::comm::MpiHaloExchanger::start: packed and staged");
+    for (const Message& m : p.sends) {
+      m_requests.emplace_back();
+      MPI_Isend(mpi_pointer(m), int(m.count), mpi_datatype<value_type>(), m.peer, m.tag, m_comm, &m_requests.back());
+    }
+    m_counters.messages_sent += index_t(p.sends.size());
+    m_counters.values_sent += p.values_sent;
+    m_counters.messages_received += index_t(p.receives.size());
+    m_counters.values_received += p.values_received;
+    m_in_flight = true;
+    m_start_returned = clock::now();
+    m_counters.start_seconds += seconds(started, m_start_returned);
+  }
+
+  /// Waits for every message, copies staged data back and unpacks buffered receives; returns
+  /// once every receive is in the field (fenced on the exchanger's instance).
+  void finish() override {
+    if (!m_in_flight) throw std::logic_error("karman::comm::MpiHaloExchanger::finish: no exchange started");
+    const auto called = clock::now();
+    m_counters.overlap_seconds += seconds(m_start_returned, called);
+    detail::ProfilingRegion region("karman::comm::halo_finish");
+    MPI_Waitall(int(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
+    m_in_flight = false;
+    m_counters.wait_seconds += seconds(called, clock::now());
+    const Prepared& p = m_plans[m_active];
+    bool device_work = false;
+    if (m_staged) {
+      for (const Message& m : p.receives) Kokkos::deep_copy(m_space, device_run(m), staging_run(m));
+      device_work = !p.receives.empty();
+    }
+    for (const Message& m : p.receives) {
+      if (m.in_field) continue;
+      detail::unpack_halo(m_space, m_field, m_buffer, m.voxels, m.map);
+      device_work = true;
+    }
+    if (device_work) compat::fence(m_space, "karman::comm::MpiHaloExchanger::finish: unpacked");
+    m_field = FieldType();
+    ++m_counters.exchanges;
+    m_counters.finish_seconds += seconds(called, clock::now());
+  }
+
+  /// True when device pointers are handed to MPI directly (device memory and GPU-aware MPI).
+  bool gpu_aware() const { return m_gpu_aware; }
+  /// True when device data goes through the pinned host mirror.
+  bool staged() const { return m_staged; }
+  /// Sides with a neighbour (0, 1 or 2).
+  int neighbours() const { return m_neighbours; }
+  /// Running totals since construction or the last reset_counters().
+  const ExchangeCounters& counters() const { return m_counters; }
+  /// Starts the totals afresh (e.g. after warm-up steps).
+  void reset_counters() { m_counters = ExchangeCounters(); }
+  /// This rank's line of the run summary.
+  RankCommStats stats() const { return summarize(m_counters, m_rank, m_neighbours); }
+
+ private:
+  using clock = std::chrono::steady_clock;
+  using buffer_view = Kokkos::View<value_type*, memory_space>;
+  using staging_view = Kokkos::View<value_type*, staging_space>;
+  using device_run_view = Kokkos::View<value_type*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using staging_run_view = Kokkos::View<value_type*, staging_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  /// Runs of one transfer larger than this would not fit the tag scheme (and would make an
+  /// in-place method pointless); no layout here comes near it (SoA: one run per component).
+  static constexpr int max_runs_per_transfer = 64;
+  /// Tag stride per first component and per direction of travel.
+  static constexpr int tag_per_component = max_runs_per_transfer;
+  static constexpr int tag_upward = 32 * tag_per_component;
+
+  /// One MPI message: where its values live in the field or the buffer, and in the staging mirror.
+  struct Message {
+    int peer = MPI_PROC_NULL;    ///< neighbour rank
+    int tag = 0;                 ///< from direction of travel, first component and run index
+    index_t count = 0;           ///< values in the message
+    bool in_field = true;        ///< sent from or received into the field's storage itself
+    index_t field_offset = 0;    ///< in_field: first value in the field's storage
+    index_t staging_offset = 0;  ///< staged: first value in the pinned host mirror
+    VoxelRange voxels{};         ///< !in_field: voxels packed or unpacked
+    detail::BufferMap map{};     ///< !in_field: layout of those values in the buffer
+  };
+
+  /// A plan turned into messages for one group table and component count; AA alternates two
+  /// plans and AB exchanges two lattices of one mapping, so a short list covers a run.
+  struct Prepared {
+    HaloPlan plan;
+    GroupTable groups;
+    int components = 0;
+    std::vector<Message> receives;
+    std::vector<Message> sends;
+    index_t values_sent = 0;
+    index_t values_received = 0;
+  };
+
+  static double seconds(clock::time_point from, clock::time_point to) {
+    return std::chrono::duration<double>(to - from).count();
+  }
+
+  static bool is_halo(Group g) { return g == Group::halo_lo || g == Group::halo_hi; }
+
+  /// Tag shared by a send and the receive it pairs with: a send to the upper side and a
+  /// receive from the lower side both travel upward.
+  static int tag_of(const HaloTransfer& t, bool receive, int run) {
+    const bool upward = receive ? t.side == Side::lower : t.side == Side::upper;
+    return (upward ? tag_upward : 0) + t.components.begin * tag_per_component + run;
+  }
+
+  /// Index of the prepared form of (field's mapping, plan), preparing it on first use.
+  std::size_t prepare(const FieldType& field, const HaloPlan& plan) {
+    for (std::size_t i = 0; i < m_plans.size(); ++i) {
+      const Prepared& p = m_plans[i];
+      if (p.components == field.components() && detail::same_groups(p.groups, field.groups()) &&
+          detail::same_transfers(p.plan.sends, plan.sends) && detail::same_transfers(p.plan.receives, plan.receives))
+        return i;
+    }
+    Prepared p;
+    p.plan = plan;
+    p.groups = field.groups();
+    p.components = field.components();
+    index_t buffer_size = 0, staging_size = 0;
+    for (const HaloTransfer& t : plan.receives) add_messages(p.receives, field, t, true, buffer_size);
+    for (const HaloTransfer& t : plan.sends) add_messages(p.sends, field, t, false, buffer_size);
+    for (std::vector<Message>* list : {&p.receives, &p.sends}) {
+      for (Message& m : *list) {
+        m.staging_offset = staging_size;
+        staging_size += m.count;
+      }
+    }
+    for (const Message& m : p.sends) p.values_sent += m.count;
+    for (const Message& m : p.receives) p.values_received += m.count;
+    if (buffer_size > index_t(m_buffer.extent(0))) m_buffer = buffer_view("karman::comm::halo_buffer", buffer_size);
+    if (m_staged && staging_size > index_t(m_staging.extent(0)))
+      m_staging = staging_view("karman::comm::halo_staging", staging_size);
+    m_plans.push_back(std::move(p));
+    return m_plans.size() - 1;
+  }
+
+  /// Appends the messages of transfer `t` (none when there is no neighbour on its side).
+  void add_messages(std::vector<Message>& out, const FieldType& field, const HaloTransfer& t, bool receive,
+                    index_t& buffer_size) const {
+    const int peer = t.side == Side::lower ? m_lower : m_upper;
+    if (peer == MPI_PROC_NULL) return;
+    const VoxelRange voxels = field.groups()[t.group];
+    if constexpr (method == ExchangeMethod::packed) {
+      Message m =
+          buffered(peer, tag_of(t, receive, 0), voxels, t.components, voxels.size() * t.components.size(), buffer_size);
+      m.map.voxel_stride = 1;
+      m.map.component_stride = voxels.size();
+      m.map.component_base = t.components.begin;
+      out.push_back(m);
+    } else {
+      const bool widen = method == ExchangeMethod::whole_voxels;
+      const std::vector<MemoryBlock> runs =
+          field.blocks(t.group, widen ? ComponentRange{0, field.components()} : t.components);
+      if (int(runs.size()) > max_runs_per_transfer || (widen && runs.size() != 1)) {
+        throw std::logic_error("karman::comm::MpiHaloExchanger: layout " + std::string(layout_type::name) + " gives " +
+                               std::to_string(runs.size()) + " storage runs for group " + std::string(name(t.group)) +
+                               ", too many for " + std::string(name(method)));
+      }
+      // A widened receive into owned voxels would overwrite components the plan leaves alone
+      // (AA's even step returns only the crossing populations): land it in the buffer instead.
+      if (widen && receive && !is_halo(t.group)) {
+        Message m = buffered(peer, tag_of(t, receive, 0), voxels, t.components, runs.front().count, buffer_size);
+        m.map.voxel_stride = field.components();
+        m.map.component_stride = 1;
+        m.map.component_base = 0;
+        out.push_back(m);
+        return;
+      }
+      for (std::size_t k = 0; k < runs.size(); ++k) {
+        Message m;
+        m.peer = peer;
+        m.tag = tag_of(t, receive, int(k));
+        m.count = checked_count(runs[k].count);
+        m.field_offset = runs[k].offset;
+        out.push_back(m);
+      }
+    }
+  }
+
+  /// A message of `count` values through the buffer, placed at its end, moving components
+  /// `comps` of `voxels` between buffer and field.
+  static Message buffered(int peer, int tag, VoxelRange voxels, ComponentRange comps, index_t count,
+                          index_t& buffer_size) {
+    Message m;
+    m.peer = peer;
+    m.tag = tag;
+    m.count = checked_count(count);
+    m.in_field = false;
+    m.voxels = voxels;
+    m.map.offset = buffer_size;
+    m.map.first_voxel = voxels.begin;
+    m.map.component_begin = comps.begin;
+    m.map.component_end = comps.end;
+    buffer_size += m.count;
+    return m;
+  }
+
+  /// MPI counts are int.
+  static index_t checked_count(index_t count) {
+    require_in_range("karman::comm::MpiHaloExchanger", "values in one message", count, index_t(0), index_t(INT_MAX));
+    return count;
+  }
+
+  /// First value of the message in the field or the buffer (device memory for GPU fields).
+  value_type* device_pointer(const Message& m) const {
+    return m.in_field ? m_field.data() + m.field_offset : m_buffer.data() + m.map.offset;
+  }
+  /// First value of the message in the pinned host mirror.
+  value_type* staging_pointer(const Message& m) const { return m_staging.data() + m.staging_offset; }
+  /// The message's values where the field or buffer holds them.
+  device_run_view device_run(const Message& m) const {
+    return device_run_view(device_pointer(m), std::size_t(m.count));
+  }
+  /// The message's values in the pinned host mirror.
+  staging_run_view staging_run(const Message& m) const {
+    return staging_run_view(staging_pointer(m), std::size_t(m.count));
+  }
+  /// What MPI reads or writes: the mirror when staged, else the field or buffer itself.
+  value_type* mpi_pointer(const Message& m) const { return m_staged ? staging_pointer(m) : device_pointer(m); }
+
+  execution_space m_space;
+  MPI_Comm m_comm = MPI_COMM_NULL;
+  int m_lower = MPI_PROC_NULL;
+  int m_upper = MPI_PROC_NULL;
+  int m_rank = 0;
+  int m_neighbours = 0;
+  bool m_gpu_aware = false;
+  bool m_staged = false;
+  std::vector<Prepared> m_plans;
+  std::size_t m_active = 0;
+  FieldType m_field;
+  buffer_view m_buffer;
+  staging_view m_staging;
+  std::vector<MPI_Request> m_requests;
+  bool m_in_flight = false;
+  clock::time_point m_start_returned{};
+  ExchangeCounters m_counters;
+};
+
+}  // namespace karman::comm

@@ -1,0 +1,84 @@
+#include <karman/comm/comm_stats.hpp>
+
+#include <array>
+
+namespace karman::comm {
+
+namespace {
+// A line travels as doubles: every count fits a double exactly (below 2^53).
+constexpr int fields_per_line = 11;
+
+std::array<double, fields_per_line> to_array(const RankCommStats& s) {
+  return {double(s.rank),
+          double(s.neighbours),
+          double(s.exchanges),
+          s.messages_sent_per_step,
+          s.values_sent_per_step,
+          s.messages_received_per_step,
+          s.values_received_per_step,
+          s.exchange_seconds,
+          s.wait_seconds,
+          s.overlap_seconds,
+          s.hidden_fraction};
+}
+
+RankCommStats from_array(const double* a) {
+  RankCommStats s;
+  s.rank = int(a[0]);
+  s.neighbours = int(a[1]);
+  s.exchanges = std::int64_t(a[2]);
+  s.messages_sent_per_step = a[3];
+  s.values_sent_per_step = a[4];
+  s.messages_received_per_step = a[5];
+  s.values_received_per_step = a[6];
+  s.exchange_seconds = a[7];
+  s.wait_seconds = a[8];
+  s.overlap_seconds = a[9];
+  s.hidden_fraction = a[10];
+  return s;
+}
+}  // namespace
+
+RankCommStats summarize(const ExchangeCounters& c, int rank, int neighbours) {
+  RankCommStats s;
+  s.rank = rank;
+  s.neighbours = neighbours;
+  s.exchanges = c.exchanges;
+  if (c.exchanges > 0) {
+    const double n = double(c.exchanges);
+    s.messages_sent_per_step = double(c.messages_sent) / n;
+    s.values_sent_per_step = double(c.values_sent) / n;
+    s.messages_received_per_step = double(c.messages_received) / n;
+    s.values_received_per_step = double(c.values_received) / n;
+  }
+  s.exchange_seconds = c.exchange_seconds();
+  s.wait_seconds = c.wait_seconds;
+  s.overlap_seconds = c.overlap_seconds;
+  s.hidden_fraction = c.hidden_fraction();
+  return s;
+}
+
+std::vector<RankCommStats> gather_to_root(const RankCommStats& mine, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const auto line = to_array(mine);
+  std::vector<double> all(rank == 0 ? std::size_t(size) * fields_per_line : 0);
+  MPI_Gather(line.data(), fields_per_line, MPI_DOUBLE, all.data(), fields_per_line, MPI_DOUBLE, 0, comm);
+  std::vector<RankCommStats> out;
+  for (std::size_t r = 0; r * fields_per_line < all.size(); ++r) out.push_back(from_array(&all[r * fields_per_line]));
+  return out;
+}
+
+CommStats gather_comm_stats(const RankCommStats& mine, MPI_Comm comm, const std::string& layout, bool overlap,
+                            bool gpu_aware) {
+  CommStats stats;
+  MPI_Comm_size(comm, &stats.ranks);
+  stats.layout = layout;
+  stats.overlap = overlap;
+  stats.gpu_aware = gpu_aware;
+  stats.per_rank = gather_to_root(mine, comm);
+  return stats;
+}
+
+}  // namespace karman::comm
