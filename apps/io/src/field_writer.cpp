@@ -1,0 +1,266 @@
+#include <karman/core/error.hpp>
+#include <karman/io/atomic_file.hpp>
+#include <karman/io/field_writer.hpp>
+
+#include "collective.hpp"
+#include "xdmf.hpp"
+#if KARMAN_ENABLE_HDF5
+#include "hdf5_field_file.hpp"
+#endif
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+namespace karman::io {
+namespace {
+
+const char* const where_writer = "karman::io::FieldWriter";
+const char* const where_write = "karman::io::FieldWriter::write";
+const char* const no_hdf5 =
+    "karman::io::FieldWriter: this karman was built without HDF5 (KARMAN_ENABLE_HDF5=OFF), so fields are not "
+    "written; reconfigure with -DKARMAN_ENABLE_HDF5=ON and an HDF5 installed";
+
+/// "fields_000042": six digits keep a directory listing in step order for runs below 10^6 steps.
+std::string step_stem(int step) {
+  char stem[32];
+  std::snprintf(stem, sizeof stem, "fields_%06d", step);
+  return stem;
+}
+
+std::string per_rank_name(int step, int rank) { return step_stem(step) + "_rank" + std::to_string(rank) + ".h5"; }
+
+const char* axis_name(int axis) { return axis == 2 ? "z" : (axis == 1 ? "y" : "x"); }
+
+/// Names become HDF5 link names and XML attribute values: a conservative alphabet needs no escaping.
+void check_names(const std::vector<std::string>& names) {
+  if (names.empty()) throw Error(std::string(where_writer) + ": no dataset names; give at least one (e.g. rho)");
+  std::set<std::string> seen;
+  for (const std::string& n : names) {
+    const bool valid = !n.empty() && std::all_of(n.begin(), n.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    });
+    if (!valid) {
+      throw Error(std::string(where_writer) + ": dataset name '" + n +
+                  "' is empty or holds a character other than letters, digits, '_' and '-'");
+    }
+    if (!seen.insert(n).second) throw Error(std::string(where_writer) + ": dataset name '" + n + "' given twice");
+  }
+}
+
+}  // namespace
+
+bool FieldWriter::available() {
+#if KARMAN_ENABLE_HDF5
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool FieldWriter::parallel_hdf5() {
+#if KARMAN_ENABLE_HDF5 && KARMAN_HDF5_PARALLEL && KARMAN_ENABLE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+FieldWriter::FieldWriter(std::filesystem::path directory, BoxGeometry box, std::vector<std::string> dataset_names,
+                         FileMode mode)
+    : m_directory(std::move(directory)), m_box(box), m_names(std::move(dataset_names)) {
+  resolve_mode(mode);
+}
+
+#if KARMAN_ENABLE_MPI
+FieldWriter::FieldWriter(std::filesystem::path directory, BoxGeometry box, std::vector<std::string> dataset_names,
+                         MPI_Comm comm, FileMode mode)
+    : m_directory(std::move(directory)), m_box(box), m_names(std::move(dataset_names)), m_comm(comm) {
+  const detail::Collective ranks(comm);
+  m_rank = ranks.rank();
+  m_ranks = ranks.size();
+  resolve_mode(mode);
+}
+#endif
+
+void FieldWriter::resolve_mode(FileMode requested) {
+  if (!available()) throw Error(no_hdf5);
+  if (m_directory.empty()) throw Error(std::string(where_writer) + ": empty output directory");
+  validate(m_box, where_writer);
+  check_names(m_names);
+  const bool shared_possible = m_ranks == 1 || parallel_hdf5();
+  if (requested == FileMode::single_file && !shared_possible) {
+    throw Error(std::string(where_writer) + ": file mode 'single' with " + std::to_string(m_ranks) +
+                " ranks needs parallel HDF5 and this build has serial HDF5; use 'per-rank' or 'auto'");
+  }
+  m_mode = requested == FileMode::automatic ? (shared_possible ? FileMode::single_file : FileMode::file_per_rank)
+                                            : requested;
+}
+
+std::vector<std::string> FieldWriter::file_names(int step) const {
+  if (m_mode == FileMode::single_file) return {step_stem(step) + ".h5"};
+  std::vector<std::string> names;
+  for (int r = 0; r < m_ranks; ++r) names.push_back(per_rank_name(step, r));
+  return names;
+}
+
+void FieldWriter::check_slab(int step, double time, const FieldSlab& slab) const {
+  require_in_range(where_write, "step", step, 0, INT_MAX);
+  if (!std::isfinite(time)) {
+    std::ostringstream msg;
+    msg << where_write << ": time = " << time << " at step " << step << "; it must be finite";
+    throw Error(msg.str());
+  }
+  const int planes = m_box.extents.extent(slab_axis());
+  require_in_range(where_write, "slab_begin", slab.slab_begin, 0, planes - 1);
+  require_in_range(where_write, "slab_planes", slab.slab_planes, 1, planes - slab.slab_begin);
+  if (slab.datasets.size() != m_names.size()) {
+    throw Error(std::string(where_write) + ": " + std::to_string(slab.datasets.size()) + " arrays for " +
+                std::to_string(m_names.size()) + " dataset names; give one array per name, in the same order");
+  }
+  const std::size_t values = static_cast<std::size_t>(slab.slab_planes) * plane_size(m_box.extents);
+  for (std::size_t i = 0; i < m_names.size(); ++i) {
+    const HostArray& array = slab.datasets[i];
+    if (array.data == nullptr || array.size != values) {
+      throw Error(std::string(where_write) + ": dataset '" + m_names[i] + "' has " +
+                  (array.data == nullptr ? std::string("no data") : std::to_string(array.size) + " values") +
+                  "; a slab of " + std::to_string(slab.slab_planes) + " planes of " +
+                  std::to_string(plane_size(m_box.extents)) + " cells needs " + std::to_string(values));
+    }
+  }
+}
+
+void FieldWriter::write(int step, double time, const FieldSlab& slab) {
+#if KARMAN_ENABLE_MPI
+  const detail::Collective all = m_comm == MPI_COMM_NULL ? detail::Collective() : detail::Collective(m_comm);
+#else
+  const detail::Collective all;
+#endif
+  all.run([&] { check_slab(step, time, slab); });
+
+  // Every rank checks the same gathered slabs, so every rank throws the same error or none does.
+  const std::vector<long long> gathered = all.all_gather({step, slab.slab_begin, slab.slab_planes});
+  WrittenStep written;
+  written.step = step;
+  written.time = time;
+  for (int r = 0; r < m_ranks; ++r) {
+    if (gathered[3 * r] != step) {
+      throw Error(std::string(where_write) + ": rank " + std::to_string(r) + " writes step " +
+                  std::to_string(gathered[3 * r]) + ", rank " + std::to_string(m_rank) + " step " +
+                  std::to_string(step) + "; every rank writes the same step");
+    }
+    written.slab_begins.push_back(static_cast<int>(gathered[3 * r + 1]));
+    written.slab_planes.push_back(static_cast<int>(gathered[3 * r + 2]));
+  }
+  std::vector<int> order(m_ranks);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return written.slab_begins[a] < written.slab_begins[b]; });
+  int next_plane = 0;
+  for (int r : order) {
+    if (written.slab_begins[r] != next_plane) {
+      throw Error(std::string(where_write) + ": the slabs do not tile the " +
+                  std::to_string(m_box.extents.extent(slab_axis())) + " planes along " + axis_name(slab_axis()) +
+                  ": rank " + std::to_string(r) + " starts at plane " + std::to_string(written.slab_begins[r]) +
+                  " where plane " + std::to_string(next_plane) + " was expected");
+    }
+    next_plane += written.slab_planes[r];
+  }
+  if (next_plane != m_box.extents.extent(slab_axis())) {
+    throw Error(std::string(where_write) + ": the slabs cover planes [0, " + std::to_string(next_plane) + ") of the " +
+                std::to_string(m_box.extents.extent(slab_axis())) + " along " + axis_name(slab_axis()));
+  }
+
+  all.run([&] { write_hdf5(step, time, slab); });
+  all.run([&] {
+    if (m_rank == 0) record_step(std::move(written));
+  });
+}
+
+void FieldWriter::write_hdf5(int step, double time, const FieldSlab& slab) const {
+#if KARMAN_ENABLE_HDF5
+  // Datasets are (z, y, x): the slab axis is dimension 0 in 3D and 1 in 2D.
+  const int dim = 2 - slab_axis();
+  const std::array<unsigned long long, 3> global = {static_cast<unsigned long long>(m_box.extents.nz),
+                                                    static_cast<unsigned long long>(m_box.extents.ny),
+                                                    static_cast<unsigned long long>(m_box.extents.nx)};
+  detail::FieldFile file;
+  file.count = global;
+  file.count[dim] = static_cast<unsigned long long>(slab.slab_planes);
+  std::string name;
+  if (m_mode == FileMode::file_per_rank) {
+    name = per_rank_name(step, m_rank);
+    file.shape = file.count;
+    file.slab_begin = slab.slab_begin;
+    file.slab_planes = slab.slab_planes;
+  } else {
+    name = step_stem(step) + ".h5";
+    file.shape = global;
+    file.offset[dim] = static_cast<unsigned long long>(slab.slab_begin);
+    file.slab_planes = m_box.extents.extent(slab_axis());
+  }
+  // Readers (ParaView following the XDMF file) never see a half-written file.
+  file.path = m_directory / ("." + name + ".tmp");
+  if (m_ranks == 1 || m_mode == FileMode::file_per_rank) {
+    detail::write_field_file(file, m_box, m_names, step, time, slab);
+  } else {
+#if KARMAN_ENABLE_MPI && KARMAN_HDF5_PARALLEL
+    detail::write_shared_field_file(file, m_box, m_names, step, time, slab, m_comm);
+#else
+    throw std::logic_error("karman::io::FieldWriter: one shared file from several ranks without parallel HDF5");
+#endif
+  }
+  // H5Fclose of a shared file is collective: once it returns on rank 0 every rank's data is in.
+  if (m_rank == 0 || m_mode == FileMode::file_per_rank) {
+    std::error_code ec;
+    std::filesystem::rename(file.path, m_directory / name, ec);
+    if (ec) {
+      throw Error(std::string(where_write) + ": cannot rename '" + file.path.string() + "' to '" +
+                  (m_directory / name).string() + "': " + ec.message());
+    }
+  }
+#else
+  (void)step, (void)time, (void)slab;
+  throw Error(no_hdf5);
+#endif
+}
+
+void FieldWriter::record_step(WrittenStep written) {
+  const auto same_step = [&](const WrittenStep& w) { return w.step == written.step; };
+  const auto previous = std::find_if(m_written.begin(), m_written.end(), same_step);
+  if (previous != m_written.end()) {
+    *previous = std::move(written);
+  } else {
+    m_written.push_back(std::move(written));
+  }
+
+  const int axis = slab_axis();
+  const std::array<int, 3> cells = {m_box.extents.nx, m_box.extents.ny, m_box.extents.nz};
+  std::array<double, 3> first_centre;
+  for (int a = 0; a < 3; ++a) first_centre[a] = m_box.origin[a] + 0.5 * m_box.spacing[a];
+  std::vector<detail::XdmfStep> steps;
+  for (const WrittenStep& w : m_written) {
+    detail::XdmfStep entry;
+    entry.step = w.step;
+    entry.time = w.time;
+    if (m_mode == FileMode::single_file) {
+      entry.pieces.push_back({step_stem(w.step) + ".h5", cells, first_centre});
+    } else {
+      for (int r = 0; r < m_ranks; ++r) {
+        detail::XdmfPiece piece{per_rank_name(w.step, r), cells, first_centre};
+        piece.cells[axis] = w.slab_planes[r];
+        piece.first_centre[axis] += w.slab_begins[r] * m_box.spacing[axis];
+        entry.pieces.push_back(piece);
+      }
+    }
+    steps.push_back(std::move(entry));
+  }
+  write_file_atomically(xdmf_path(), detail::xdmf_document(steps, m_names, m_box.spacing));
+}
+
+}  // namespace karman::io
