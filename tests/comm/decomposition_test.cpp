@@ -1,0 +1,115 @@
+// Slab decomposition over the ranks of the run (issue 5 item 1): each rank's slab is the
+// SlabPartition of its rank, neighbours follow the end conditions, and errors that one rank
+// finds during setup become the same error on every rank.
+#include "mpi_test.hpp"
+
+#include <karman/comm/collective_error.hpp>
+#include <karman/comm/gpu_aware.hpp>
+#include <karman/comm/slab_decomposition.hpp>
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+using namespace karman;
+using comm::SlabDecomposition;
+using comm::SlabEnds;
+
+class DecompositionTest : public test::MpiTest {};
+
+TEST_F(DecompositionTest, SlabIsThePartitionOfThisRank) {
+  for (const Extents& box : {Extents{3, 2, 11}, Extents{5, 11, 1}}) {
+    const SlabDecomposition dec(box, MPI_COMM_WORLD, SlabEnds::wall);
+    const SlabPartition reference(box, rank, ranks);
+    EXPECT_EQ(dec.rank(), rank);
+    EXPECT_EQ(dec.ranks(), ranks);
+    EXPECT_EQ(dec.partition().owned_begin(), reference.owned_begin());
+    EXPECT_EQ(dec.partition().owned_planes(), reference.owned_planes());
+    EXPECT_EQ(dec.partition().local(), reference.local());
+  }
+}
+
+TEST_F(DecompositionTest, WallEndsHaveNoNeighbourBeyondThem) {
+  const SlabDecomposition dec({3, 2, 11}, MPI_COMM_WORLD, SlabEnds::wall);
+  EXPECT_EQ(dec.neighbour(Side::lower), rank == 0 ? MPI_PROC_NULL : rank - 1);
+  EXPECT_EQ(dec.neighbour(Side::upper), rank == ranks - 1 ? MPI_PROC_NULL : rank + 1);
+  EXPECT_EQ(dec.neighbours(), ranks == 1 ? 0 : (rank == 0 || rank == ranks - 1 ? 1 : 2));
+  EXPECT_EQ(dec.ends(), SlabEnds::wall);
+}
+
+TEST_F(DecompositionTest, PeriodicEndsWrapAroundAndOneRankIsItsOwnNeighbour) {
+  const SlabDecomposition dec({3, 2, 11}, MPI_COMM_WORLD, SlabEnds::periodic);
+  EXPECT_EQ(dec.neighbour(Side::lower), (rank - 1 + ranks) % ranks);
+  EXPECT_EQ(dec.neighbour(Side::upper), (rank + 1) % ranks);
+  EXPECT_EQ(dec.neighbours(), 2);
+  EXPECT_TRUE(dec.has_neighbour(Side::lower));
+}
+
+TEST_F(DecompositionTest, BoxTooThinIsACollectiveErrorOnEveryRank) {
+  // One plane along the slab axis is too thin for any rank count: every rank must throw the
+  // same CollectiveError, none may go on alone.
+  try {
+    const SlabDecomposition dec({4, 1, 1}, MPI_COMM_WORLD, SlabEnds::wall);
+    ADD_FAILURE() << "no error for a box of one plane";
+  } catch (const comm::CollectiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("karman::SlabPartition"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(DecompositionTest, AnyRankIsALogicalOr) {
+  EXPECT_FALSE(comm::any_rank(false));
+  EXPECT_TRUE(comm::any_rank(rank == ranks - 1));
+  EXPECT_TRUE(comm::any_rank(true));
+}
+
+TEST_F(DecompositionTest, RunCollectiveRaisesTheLowestFailingRanksErrorEverywhere) {
+  try {
+    comm::run_collective(MPI_COMM_WORLD, [&] {
+      if (rank == ranks - 1) throw Error("bad input on rank " + std::to_string(rank));
+    });
+    ADD_FAILURE() << "no error";
+  } catch (const comm::CollectiveError& e) {
+    EXPECT_EQ(e.failing_rank(), ranks - 1);
+    EXPECT_EQ(std::string(e.what()), "bad input on rank " + std::to_string(ranks - 1));
+  }
+  try {
+    comm::run_collective(MPI_COMM_WORLD, [&] {
+      if (rank >= ranks / 2) throw std::runtime_error("rank " + std::to_string(rank));
+    });
+    ADD_FAILURE() << "no error";
+  } catch (const comm::CollectiveError& e) {
+    EXPECT_EQ(e.failing_rank(), ranks / 2);
+    EXPECT_EQ(std::string(e.what()), "rank " + std::to_string(ranks / 2));
+  }
+  EXPECT_EQ(comm::run_collective(MPI_COMM_WORLD, [&] { return rank * 2; }), rank * 2);
+}
+
+TEST(GpuAwareMode, ParsesItsChoicesAndNamesThemInErrors) {
+  EXPECT_EQ(comm::parse_gpu_aware_mode("auto"), comm::GpuAwareMode::automatic);
+  EXPECT_EQ(comm::parse_gpu_aware_mode("on"), comm::GpuAwareMode::on);
+  EXPECT_EQ(comm::parse_gpu_aware_mode("off"), comm::GpuAwareMode::off);
+  for (auto mode : {comm::GpuAwareMode::automatic, comm::GpuAwareMode::on, comm::GpuAwareMode::off})
+    EXPECT_EQ(comm::parse_gpu_aware_mode(comm::name(mode)), mode);
+  try {
+    comm::parse_gpu_aware_mode("yes");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'yes'"), std::string::npos) << what;
+    EXPECT_NE(what.find("auto|on|off"), std::string::npos) << what;
+  }
+}
+
+TEST(GpuAwareMode, HostMemoryIsNeverGpuAwareAndSettingsWinOverTheQuery) {
+  for (auto mode : {comm::GpuAwareMode::automatic, comm::GpuAwareMode::on, comm::GpuAwareMode::off})
+    EXPECT_FALSE(comm::resolve_gpu_aware(mode, comm::DeviceApi::none));
+  EXPECT_TRUE(comm::resolve_gpu_aware(comm::GpuAwareMode::on, comm::DeviceApi::cuda));
+  EXPECT_FALSE(comm::resolve_gpu_aware(comm::GpuAwareMode::off, comm::DeviceApi::cuda));
+  EXPECT_EQ(comm::resolve_gpu_aware(comm::GpuAwareMode::automatic, comm::DeviceApi::cuda),
+            comm::mpi_reports_gpu_aware(comm::DeviceApi::cuda));
+}
+
+}  // namespace
