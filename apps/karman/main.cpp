@@ -1,34 +1,75 @@
 // The karman command line: one executable, one subcommand per case (DESIGN.md "Apps").
+#include "case_commands.hpp"
 #include "commands.hpp"
+#include "parallel.hpp"
 
 #include <karman/core/error.hpp>
 #include <karman/core/version.hpp>
+#if KARMAN_WITH_BENCH
+#include <karman/perf/bench_command.hpp>
+#endif
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdio>
 #include <exception>
 
-int main(int argc, char** argv) {
-  CLI::App app{"Karman: portable lattice Boltzmann solver on Kokkos", "karman"};
+#if KARMAN_ENABLE_MPI
+#include <karman/comm/collective_error.hpp>
+#include <karman/comm/mpi_context.hpp>
+#endif
+
+namespace {
+
+/// Parses the command line and runs the chosen subcommand; returns the exit code.
+int run_command_line(int argc, char** argv, const karman::app::Parallel& parallel) {
+  CLI::App app{"Karman: portable lattice Boltzmann solver on Kokkos (CPU, CUDA, HIP; mpirun for several ranks)",
+               "karman"};
   app.set_version_flag("--version",
                        std::string("karman ") + KARMAN_VERSION_STRING + " (commit " + KARMAN_GIT_COMMIT + ")");
+  app.set_config("--config", "", "Read options from a TOML/INI file ([cavity] n = 128 ...)");
   bool show_backend = false;
   app.add_flag("--backend-info", show_backend, "Print Kokkos version, backends, device, memory and threads");
-  app.allow_extras(false);
-  app.footer("Kokkos options (--kokkos-num-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos.");
-
-  // Kokkos removes its own --kokkos-* arguments before CLI11 sees the rest.
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  app.footer(
+      "Examples:\n"
+      "  karman cavity --dim 2 --n 128 --re 100 --until-steady 1e-6 --output cavity-re100\n"
+      "  mpirun -np 4 karman cavity --dim 3 --n 64 --re 100 --steps 2000 --layout disaggregated\n"
+      "  karman bench --lattice d3q19 --precision float,double --json bench.json\n"
+      "Kokkos options (--kokkos-num-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos.");
+  int exit_code = 0;
+  karman::app::add_case_commands(app, parallel, exit_code);
+#if KARMAN_WITH_BENCH
+  karman::perf::add_bench_command(app);
+#endif
   try {
     app.parse(argc, argv);
-    if (show_backend) karman::app::print_backend_info();
-    if (!show_backend && app.get_subcommands().empty()) std::printf("%s", app.help().c_str());
   } catch (const CLI::ParseError& e) {
+    // Every rank parses the same arguments; only rank 0 speaks.
+    if (!parallel.root()) return e.get_exit_code();
     return app.exit(e);
+  }
+  if (show_backend && parallel.root()) karman::app::print_backend_info();
+  if (!show_backend && app.get_subcommands().empty() && parallel.root()) std::printf("%s", app.help().c_str());
+  return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#if KARMAN_ENABLE_MPI
+  // MPI first, so Kokkos can read the launcher's local rank to pick a GPU; it ends last.
+  karman::comm::MpiContext mpi(argc, argv);
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  const karman::app::Parallel parallel(mpi.comm());
+  return karman::comm::run_guarded(mpi.comm(), [&] { return run_command_line(argc, argv, parallel); });
+#else
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  const karman::app::Parallel parallel;
+  try {
+    return run_command_line(argc, argv, parallel);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "karman: error: %s\n", e.what());
     return 1;
   }
-  return 0;
+#endif
 }

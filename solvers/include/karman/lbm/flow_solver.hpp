@@ -4,6 +4,9 @@
 /// variant from user input. Virtual calls happen once per step, never per voxel.
 
 #include <karman/core/halo_plan.hpp>
+#if KARMAN_ENABLE_MPI
+#include <karman/comm/comm_stats.hpp>
+#endif
 #include <karman/core/partition.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -41,6 +44,16 @@ class FlowSolver {
   virtual int populations() const = 0;
   /// Human-readable variant, e.g. "d3q19/float/soa/bgk/ab".
   virtual std::string description() const = 0;
+#if KARMAN_ENABLE_MPI
+  /// True when halos move through MPI (a decomposed run).
+  virtual bool uses_mpi() const = 0;
+  /// This rank's exchange counters so far (zeros without MPI halos).
+  virtual comm::RankCommStats comm_stats() const = 0;
+  /// True when device buffers were handed to MPI directly.
+  virtual bool gpu_aware() const = 0;
+  /// Forgets the counters (after a warm-up).
+  virtual void reset_comm_stats() = 0;
+#endif
 };
 
 }  // namespace karman::lbm

@@ -13,6 +13,9 @@
 #include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/solver_setup.hpp>
 #include <karman/lbm/stream_collide.hpp>
+#if KARMAN_ENABLE_MPI
+#include <karman/comm/mpi_halo_exchanger.hpp>
+#endif
 
 #include <array>
 #include <memory>
@@ -165,10 +168,27 @@ class Solver final : public FlowSolver {
            Collision::name + "/" + (P == Pattern::ab ? "ab" : "aa");
   }
 
+#if KARMAN_ENABLE_MPI
+  bool uses_mpi() const override { return mpi_exchanger() != nullptr; }
+  comm::RankCommStats comm_stats() const override {
+    return mpi_exchanger() ? mpi_exchanger()->stats() : comm::RankCommStats{m_part.rank()};
+  }
+  bool gpu_aware() const override { return mpi_exchanger() && mpi_exchanger()->gpu_aware(); }
+  void reset_comm_stats() override {
+    if (auto* mpi = dynamic_cast<comm::MpiHaloExchanger<field_type>*>(m_exchanger.get())) mpi->reset_counters();
+  }
+#endif
+
   /// The population lattice the next step reads (for tests and checkpoints).
   const field_type& populations_field() const { return m_f[0]; }
 
  private:
+#if KARMAN_ENABLE_MPI
+  const comm::MpiHaloExchanger<field_type>* mpi_exchanger() const {
+    return dynamic_cast<const comm::MpiHaloExchanger<field_type>*>(m_exchanger.get());
+  }
+#endif
+
   template <StepKind K>
   PopulationAccess<L, T, Layout, MemorySpace, K, Feat> access() const {
     return {m_f[0], P == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_part.local().nx, m_part.local().ny};

@@ -6,17 +6,32 @@
 #include <karman/core/layouts.hpp>
 #include <karman/core/periodic_exchange.hpp>
 #include <karman/lbm/solver.hpp>
+#if KARMAN_ENABLE_MPI
+#include <karman/comm/mpi_halo_exchanger.hpp>
+#include <karman/comm/slab_decomposition.hpp>
+#endif
 
 namespace karman::lbm::detail {
 
-/// The halo exchanger a slab needs: none when the slab axis is closed and undivided, a local
-/// copy when one rank is periodic along it.
+/// The halo exchanger a slab needs: MPI between ranks, a local copy when one rank is periodic
+/// along the slab axis, none when the slab axis is closed and undivided.
 template <class FieldType>
 std::unique_ptr<HaloExchanger<FieldType>> make_exchanger(const SolverSetup& setup) {
   const int slab_axis = setup.global.dimension() == 3 ? 2 : 1;
+#if KARMAN_ENABLE_MPI
   if (setup.ranks > 1) {
-    throw Error("karman: " + std::to_string(setup.ranks) + " ranks need the MPI halo exchange (Karman::comm)");
+    if (setup.communicator == MPI_COMM_NULL) {
+      throw Error("karman: " + std::to_string(setup.ranks) + " ranks need a communicator");
+    }
+    const comm::SlabDecomposition decomposition(
+        setup.global, setup.communicator, setup.periodic[slab_axis] ? comm::SlabEnds::periodic : comm::SlabEnds::wall);
+    return std::make_unique<comm::MpiHaloExchanger<FieldType>>(decomposition, setup.gpu_aware);
   }
+#else
+  if (setup.ranks > 1) {
+    throw Error("karman: " + std::to_string(setup.ranks) + " ranks need a build with MPI (KARMAN_ENABLE_MPI=ON)");
+  }
+#endif
   if (setup.periodic[slab_axis]) return std::make_unique<PeriodicSelfExchanger<FieldType>>();
   return nullptr;
 }

@@ -7,6 +7,12 @@
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/collision.hpp>
 
+#if KARMAN_ENABLE_MPI
+#include <karman/comm/gpu_aware.hpp>
+
+#include <mpi.h>
+#endif
+
 #include <array>
 #include <functional>
 #include <string>
@@ -47,6 +53,12 @@ struct SolverSetup {
   int rank = 0;         ///< this rank's slab
   int ranks = 1;        ///< number of slabs
   bool overlap = true;  ///< interior/shared split around the halo exchange
+#if KARMAN_ENABLE_MPI
+  /// Ranks sharing the box; MPI_COMM_NULL for a single process without MPI halos.
+  MPI_Comm communicator = MPI_COMM_NULL;
+  /// Whether device buffers go to MPI directly (--mpi-gpu-aware auto|on|off).
+  comm::GpuAwareMode gpu_aware = comm::GpuAwareMode::automatic;
+#endif
 };
 
 }  // namespace karman::lbm

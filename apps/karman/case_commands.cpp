@@ -1,0 +1,206 @@
+// The case subcommands: cavity, channel, taylor-green. Each turns its options into a
+// CaseDefinition and its own outputs (profiles, vortex centre, errors against theory).
+#include "case_commands.hpp"
+
+#include "case_runner.hpp"
+
+#include <karman/io/csv.hpp>
+#include <karman/io/json.hpp>
+#include <karman/lbm/cases/cavity.hpp>
+#include <karman/lbm/cases/channel.hpp>
+#include <karman/lbm/cases/taylor_green.hpp>
+#include <karman/lbm/diagnostics/stream_function.hpp>
+
+#include <cmath>
+#include <memory>
+
+namespace karman::app {
+namespace {
+
+/// Fills in the default lattice for the dimension when the user named none.
+void default_lattice(RunOptions& o, int dim, bool given) {
+  if (!given) o.variant.lattice = dim == 3 ? "d3q19" : "d2q9";
+}
+
+/// Cavity outputs: centre-line profiles (u/U along x = 1/2, v/U along y = 1/2, through the
+/// mid-plane in 3D) with the walls as end points, and for 2D the primary vortex from psi.
+void finish_cavity(const lbm::cases::CavityParams& p, const GlobalFields& g, const std::filesystem::path& dir,
+                   nlohmann::json& summary) {
+  const int n = p.n, mid = n / 2;  // fluid voxels 1..n; the centre line lies between n/2 and n/2 + 1
+  const int z = p.dim == 3 ? (n % 2 ? mid + 1 : mid) : 0;
+  auto sample = [&](const std::vector<double>& f, int x, int y) {
+    // Average the voxels straddling the centre in each odd-free direction.
+    double sum = 0;
+    int count = 0;
+    const int z0 = p.dim == 3 ? z : 0, z1 = p.dim == 3 && n % 2 == 0 ? z + 1 : z0;
+    for (int zz = z0; zz <= z1; ++zz) {
+      sum += f[g.at(x, y, zz)];
+      ++count;
+    }
+    return sum / count;
+  };
+  auto column_average = [&](const std::vector<double>& f, int y) {
+    return n % 2 ? sample(f, mid + 1, y) : 0.5 * (sample(f, mid, y) + sample(f, mid + 1, y));
+  };
+  auto row_average = [&](const std::vector<double>& f, int x) {
+    return n % 2 ? sample(f, x, mid + 1) : 0.5 * (sample(f, x, mid) + sample(f, x, mid + 1));
+  };
+  std::vector<double> pos{0.0}, u{0.0}, v{0.0};
+  for (int j = 1; j <= n; ++j) {
+    pos.push_back((j - 0.5) / n);
+    u.push_back(column_average(g.ux, j) / p.lid_velocity);
+    v.push_back(row_average(g.uy, j) / p.lid_velocity);
+  }
+  pos.push_back(1.0);
+  u.push_back(1.0);
+  v.push_back(0.0);
+  io::write_csv(dir / "centerline_u.csv", {"y", "u"}, {pos, u});
+  io::write_csv(dir / "centerline_v.csv", {"x", "v"}, {pos, v});
+  if (p.dim != 2) return;
+
+  Kokkos::View<double**, Kokkos::LayoutRight> ux("ux", n, n), uy("uy", n, n);
+  auto hx = Kokkos::create_mirror_view(ux), hy = Kokkos::create_mirror_view(uy);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      hx(j, i) = g.ux[g.at(i + 1, j + 1, 0)];
+      hy(j, i) = g.uy[g.at(i + 1, j + 1, 0)];
+    }
+  Kokkos::deep_copy(ux, hx);
+  Kokkos::deep_copy(uy, hy);
+  const auto psi = lbm::compute_stream_function(ux, uy, p.lid_velocity);
+  nlohmann::json vortex = {
+      {"psi_min", psi.minimum.value},    {"x", psi.minimum.x},         {"y", psi.minimum.y},
+      {"psi_max", psi.maximum.value},    {"psi_max_x", psi.maximum.x}, {"psi_max_y", psi.maximum.y},
+      {"cg_iterations", psi.iterations}, {"cg_residual", psi.residual}};
+  io::write_json(dir / "vortex.json", vortex);
+  summary["vortex"] = vortex;
+}
+
+/// Channel outputs: the velocity profile across the middle of the channel against the parabola.
+void finish_channel(const lbm::cases::ChannelParams& p, const GlobalFields& g, const std::filesystem::path& dir,
+                    nlohmann::json& summary) {
+  const int x = p.length / 2, z = p.dim == 3 ? p.depth / 2 : 0;
+  std::vector<double> y, u, exact;
+  double num = 0, den = 0;
+  for (int j = 1; j <= p.height; ++j) {
+    y.push_back((j - 0.5) / p.height);
+    u.push_back(g.ux[g.at(x, j, z)]);
+    exact.push_back(lbm::cases::poiseuille_velocity(p, j));
+    num += (u.back() - exact.back()) * (u.back() - exact.back());
+    den += exact.back() * exact.back();
+  }
+  io::write_csv(dir / "profile.csv", {"y", "u", "u_exact"}, {y, u, exact});
+  summary["l2_error_vs_poiseuille"] = std::sqrt(num / den);
+}
+
+/// Taylor-Green outputs: error of the final velocity against the analytic decayed vortex.
+void finish_taylor_green(const lbm::cases::TaylorGreenParams& p, long steps, const GlobalFields& g,
+                         nlohmann::json& summary) {
+  const double k = 2.0 * 3.14159265358979323846 / p.n;
+  const double amp = p.velocity * std::exp(-lbm::cases::decay_rate(p) * double(steps));
+  double num = 0, den = 0, e_sim = 0;
+  for (int y = 0; y < p.n; ++y)
+    for (int x = 0; x < p.n; ++x) {
+      const double cx = x + 0.5, cy = y + 0.5;
+      const double ex = -amp * std::cos(k * cx) * std::sin(k * cy), ey = amp * std::sin(k * cx) * std::cos(k * cy);
+      const double sx = g.ux[g.at(x, y, 0)], sy = g.uy[g.at(x, y, 0)];
+      num += (sx - ex) * (sx - ex) + (sy - ey) * (sy - ey);
+      den += ex * ex + ey * ey;
+      e_sim += sx * sx + sy * sy;
+    }
+  summary["l2_error_vs_analytic"] = std::sqrt(num / den);
+  summary["amplitude_ratio"] = std::sqrt(e_sim / den);
+}
+
+}  // namespace
+
+void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code) {
+  // Cavity.
+  {
+    auto opts = std::make_shared<RunOptions>();
+    auto p = std::make_shared<lbm::cases::CavityParams>();
+    auto* cmd = app.add_subcommand("cavity", "Lid-driven cavity (Ghia et al. 1982): centre lines, vortex, fields");
+    cmd->add_option("--dim", p->dim, "2 or 3")->check(CLI::IsMember({2, 3}))->capture_default_str();
+    cmd->add_option("--n", p->n, "Fluid voxels per side")->capture_default_str();
+    cmd->add_option("--re", p->reynolds, "Reynolds number U N / nu")->capture_default_str();
+    cmd->add_option("--lid-velocity", p->lid_velocity, "Lid velocity U (lattice units)")->capture_default_str();
+    add_run_options(*cmd, *opts);
+    cmd->callback([=, &parallel, &exit_code] {
+      default_lattice(*opts, p->dim, cmd->count("--lattice") > 0);
+      CaseDefinition def;
+      def.name = "cavity";
+      def.setup = collectively(parallel, [&] { return lbm::cases::cavity_setup(*p, opts->variant); });
+      def.spacing = 1.0 / p->n;
+      def.origin[0] = def.origin[1] = -def.spacing;
+      def.origin[2] = p->dim == 3 ? -def.spacing : 0.0;
+      def.parameters = {{"dim", p->dim}, {"n", p->n}, {"re", p->reynolds}, {"lid_velocity", p->lid_velocity}};
+      const auto params = *p;
+      def.finish = [params](const GlobalFields& g, const std::filesystem::path& dir, nlohmann::json& s) {
+        finish_cavity(params, g, dir, s);
+      };
+      exit_code = run_case(parallel, *opts, def);
+    });
+  }
+  // Channel.
+  {
+    auto opts = std::make_shared<RunOptions>();
+    auto p = std::make_shared<lbm::cases::ChannelParams>();
+    auto drive = std::make_shared<std::string>("force");
+    auto* cmd = app.add_subcommand("channel", "Poiseuille channel driven by a body force or a pressure drop");
+    cmd->add_option("--dim", p->dim, "2 or 3 (3D: periodic along z)")
+        ->check(CLI::IsMember({2, 3}))
+        ->capture_default_str();
+    cmd->add_option("--height", p->height, "Fluid voxels across the channel (H)")->capture_default_str();
+    cmd->add_option("--length", p->length, "Voxels along the flow (x)")->capture_default_str();
+    cmd->add_option("--depth", p->depth, "Voxels along z (3D)")->capture_default_str();
+    cmd->add_option("--re", p->reynolds, "Reynolds number U_max H / nu")->capture_default_str();
+    cmd->add_option("--max-velocity", p->max_velocity, "Centre-line velocity of the parabola")->capture_default_str();
+    cmd->add_option("--drive", *drive, "force (periodic, Guo body force) or pressure (regularized inlet/outlet)")
+        ->check(CLI::IsMember({"force", "pressure"}))
+        ->capture_default_str();
+    add_run_options(*cmd, *opts);
+    cmd->callback([=, &parallel, &exit_code] {
+      default_lattice(*opts, p->dim, cmd->count("--lattice") > 0);
+      p->drive = *drive == "pressure" ? lbm::cases::ChannelDrive::pressure_drop : lbm::cases::ChannelDrive::body_force;
+      CaseDefinition def;
+      def.name = "channel";
+      def.setup = collectively(parallel, [&] { return lbm::cases::channel_setup(*p, opts->variant); });
+      def.spacing = 1.0 / p->height;
+      def.origin[1] = -def.spacing;
+      def.parameters = {{"dim", p->dim},     {"height", p->height}, {"length", p->length},
+                        {"depth", p->depth}, {"re", p->reynolds},   {"max_velocity", p->max_velocity},
+                        {"drive", *drive}};
+      const auto params = *p;
+      def.finish = [params](const GlobalFields& g, const std::filesystem::path& dir, nlohmann::json& s) {
+        finish_channel(params, g, dir, s);
+      };
+      exit_code = run_case(parallel, *opts, def);
+    });
+  }
+  // Taylor-Green.
+  {
+    auto opts = std::make_shared<RunOptions>();
+    auto p = std::make_shared<lbm::cases::TaylorGreenParams>();
+    auto* cmd = app.add_subcommand("taylor-green", "2D decaying Taylor-Green vortex on a periodic box");
+    cmd->add_option("--n", p->n, "Voxels per side")->capture_default_str();
+    cmd->add_option("--re", p->reynolds, "Reynolds number U0 N / nu")->capture_default_str();
+    cmd->add_option("--velocity", p->velocity, "Initial velocity amplitude U0")->capture_default_str();
+    add_run_options(*cmd, *opts);
+    cmd->callback([=, &parallel, &exit_code] {
+      default_lattice(*opts, 2, cmd->count("--lattice") > 0);
+      CaseDefinition def;
+      def.name = "taylor-green";
+      def.setup = collectively(parallel, [&] { return lbm::cases::taylor_green_setup(*p, opts->variant); });
+      def.spacing = 1.0 / p->n;
+      def.parameters = {
+          {"n", p->n}, {"re", p->reynolds}, {"velocity", p->velocity}, {"decay_rate", lbm::cases::decay_rate(*p)}};
+      const auto params = *p;
+      def.finish = [params](const GlobalFields& g, const std::filesystem::path&, nlohmann::json& s) {
+        finish_taylor_green(params, s["steps_run"].get<long>(), g, s);
+      };
+      exit_code = run_case(parallel, *opts, def);
+    });
+  }
+}
+
+}  // namespace karman::app

@@ -1,0 +1,15 @@
+#pragma once
+/// \file case_commands.hpp
+/// Registers the case subcommands (cavity, channel, taylor-green) on the karman app.
+
+#include "parallel.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace karman::app {
+
+/// Adds cavity, channel and taylor-green; a chosen subcommand runs from its callback during
+/// parse and stores its exit code in `exit_code`.
+void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code);
+
+}  // namespace karman::app

@@ -1,0 +1,43 @@
+#pragma once
+/// \file case_runner.hpp
+/// The time loop every case shares: build the solver, step with progress and residual checks,
+/// write fields, then hand the final global fields to the case for its own outputs and write
+/// summary.json.
+
+#include "parallel.hpp"
+#include "run_options.hpp"
+
+#include <karman/lbm/solver_setup.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace karman::app {
+
+/// The final density and velocity of the whole box on rank 0, in (z, y, x) order, x fastest.
+struct GlobalFields {
+  Extents extents;
+  std::vector<double> rho, ux, uy, uz;
+  /// Linear index of (x, y, z).
+  std::size_t at(int x, int y, int z) const { return std::size_t(extents.index(x, y, z)); }
+};
+
+/// A case: its solver setup, where its box sits in space, and what it writes besides fields.
+struct CaseDefinition {
+  std::string name;              ///< subcommand name, e.g. "cavity"
+  lbm::SolverSetup setup;        ///< the solver setup (variant filled from options)
+  double spacing = 1.0;          ///< physical size of a voxel, for viewers
+  double origin[3] = {0, 0, 0};  ///< position of voxel (0, 0, 0)'s lower corner
+  nlohmann::json parameters;     ///< case parameters for summary.json
+  /// Case outputs from the final fields, on rank 0; adds its figures to `summary`.
+  std::function<void(const GlobalFields&, const std::filesystem::path& dir, nlohmann::json& summary)> finish;
+};
+
+/// Runs a case; returns the process exit code. Collective over `parallel`.
+int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition& definition);
+
+}  // namespace karman::app
