@@ -31,7 +31,7 @@ def interpolate(profile, x):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("output", help="karman cavity output directory")
-    parser.add_argument("--re", type=int, required=True, choices=[100, 400])
+    parser.add_argument("--re", type=int, required=True, choices=[100, 400, 1000])
     parser.add_argument("--refdata", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "refdata"))
     parser.add_argument("--tolerance", type=float, default=0.02, help="centre-line tolerance in units of U")
     parser.add_argument("--psi-tolerance", type=float, default=0.02, help="relative tolerance on psi_min")
