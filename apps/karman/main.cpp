@@ -46,7 +46,9 @@ int run_command_line(int argc, char** argv, const karman::app::Parallel& paralle
   } catch (const CLI::ParseError& e) {
     // Every rank parses the same arguments; only rank 0 speaks.
     if (!parallel.root()) return e.get_exit_code();
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "karman: error: %s (see --help)\n", e.what());
+    return 2;
   }
   if (show_backend && parallel.root()) karman::app::print_backend_info();
   if (!show_backend && app.get_subcommands().empty() && parallel.root()) std::printf("%s", app.help().c_str());
