@@ -76,6 +76,7 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
 #if KARMAN_ENABLE_MPI
   setup.communicator = parallel.comm();
   setup.gpu_aware = comm::parse_gpu_aware_mode(options.mpi_gpu_aware);
+  setup.pack_halos = options.halo_pack;
 #endif
   const int dim = setup.global.dimension();
   const std::filesystem::path dir = options.output;
@@ -187,7 +188,8 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
   summary["run"] = {{"steps", options.steps},         {"until_steady", options.until_steady},
                     {"max_steps", options.max_steps}, {"check_every", check_every},
                     {"output", options.output},       {"output_every", options.output_every},
-                    {"overlap", options.overlap},     {"mpi_gpu_aware", options.mpi_gpu_aware}};
+                    {"overlap", options.overlap},     {"mpi_gpu_aware", options.mpi_gpu_aware},
+                    {"halo_pack", options.halo_pack}};
   summary["tau"] = 1.0 / setup.relaxation.omega;
   summary["extents"] = {setup.global.nx, setup.global.ny, setup.global.nz};
   summary["steps_run"] = solver->steps();
@@ -216,11 +218,8 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
                         {"exchange_seconds", r.exchange_seconds},
                         {"hidden_fraction", r.hidden_fraction}});
   }
-  summary["comm"] = {{"ranks", stats.ranks},
-                     {"layout", stats.layout},
-                     {"overlap", stats.overlap},
-                     {"gpu_aware", stats.gpu_aware},
-                     {"per_rank", per_rank}};
+  summary["comm"] = {{"ranks", stats.ranks},     {"halo_pack", options.halo_pack}, {"layout", stats.layout},
+                     {"overlap", stats.overlap}, {"gpu_aware", stats.gpu_aware},   {"per_rank", per_rank}};
 #endif
   if (parallel.root()) {
     if (def.finish) def.finish(global, dir, summary);

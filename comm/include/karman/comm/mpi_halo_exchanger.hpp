@@ -83,10 +83,13 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   static constexpr ExchangeMethod method = exchange_method_v<layout_type>;
 
   /// Collective over the decomposition's communicator (duplicated, so these messages never
-  /// match anyone else's). Device copies and pack kernels run on `space`.
+  /// match anyone else's). Device copies and pack kernels run on `space`. `pack_always` packs
+  /// every transfer into one buffer whatever the layout: the classical "SoA + pack" exchange
+  /// that seed 000 Fig. 6 compares the disaggregated layout with.
   explicit MpiHaloExchanger(const SlabDecomposition& decomposition, GpuAwareMode gpu_aware = GpuAwareMode::automatic,
-                            execution_space space = execution_space())
-      : m_space(space),
+                            execution_space space = execution_space(), bool pack_always = false)
+      : m_pack_always(pack_always),
+        m_space(space),
         m_lower(decomposition.neighbour(Side::lower)),
         m_upper(decomposition.neighbour(Side::upper)),
         m_rank(decomposition.rank()),
@@ -179,6 +182,8 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   bool gpu_aware() const { return m_gpu_aware; }
   /// True when device data goes through the pinned host mirror.
   bool staged() const { return m_staged; }
+  /// How transfers become messages in this exchanger (packed when asked to pack always).
+  ExchangeMethod effective_method() const { return m_pack_always ? ExchangeMethod::packed : method; }
   /// Sides with a neighbour (0, 1 or 2).
   int neighbours() const { return m_neighbours; }
   /// Running totals since construction or the last reset_counters().
@@ -275,7 +280,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     const int peer = t.side == Side::lower ? m_lower : m_upper;
     if (peer == MPI_PROC_NULL) return;
     const VoxelRange voxels = field.groups()[t.group];
-    if constexpr (method == ExchangeMethod::packed) {
+    if (effective_method() == ExchangeMethod::packed) {
       Message m =
           buffered(peer, tag_of(t, receive, 0), voxels, t.components, voxels.size() * t.components.size(), buffer_size);
       m.map.voxel_stride = 1;
@@ -353,6 +358,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   /// What MPI reads or writes: the mirror when staged, else the field or buffer itself.
   value_type* mpi_pointer(const Message& m) const { return m_staged ? staging_pointer(m) : device_pointer(m); }
 
+  bool m_pack_always = false;
   execution_space m_space;
   MPI_Comm m_comm = MPI_COMM_NULL;
   int m_lower = MPI_PROC_NULL;

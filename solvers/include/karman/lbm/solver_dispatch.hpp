@@ -25,7 +25,8 @@ std::unique_ptr<HaloExchanger<FieldType>> make_exchanger(const SolverSetup& setu
     }
     const comm::SlabDecomposition decomposition(
         setup.global, setup.communicator, setup.periodic[slab_axis] ? comm::SlabEnds::periodic : comm::SlabEnds::wall);
-    return std::make_unique<comm::MpiHaloExchanger<FieldType>>(decomposition, setup.gpu_aware);
+    return std::make_unique<comm::MpiHaloExchanger<FieldType>>(decomposition, setup.gpu_aware,
+                                                               typename FieldType::execution_space(), setup.pack_halos);
   }
 #else
   if (setup.ranks > 1) {

@@ -58,6 +58,8 @@ struct SolverSetup {
   MPI_Comm communicator = MPI_COMM_NULL;
   /// Whether device buffers go to MPI directly (--mpi-gpu-aware auto|on|off).
   comm::GpuAwareMode gpu_aware = comm::GpuAwareMode::automatic;
+  /// Pack every halo transfer into one buffer per neighbour whatever the layout (--halo-pack).
+  bool pack_halos = false;
 #endif
 };
 
