@@ -25,14 +25,15 @@ TYPED_TEST_SUITE(HaloExchangeTest, test::HaloLayouts);
 
 /// One exchange of `plan` on a fresh encoded field; empty when every value is as expected.
 template <class Layout, class Lattice>
-std::string exchange_once(SlabEnds ends, const HaloPlan& plan) {
+std::string exchange_once(SlabEnds ends, const HaloPlan& plan, bool pack_always = false) {
   using FieldType = test::TestField<Layout>;
   const SlabDecomposition dec(test::test_box<Lattice>(), MPI_COMM_WORLD, ends);
   FieldType field = test::make_encoded_field<FieldType>(dec, Lattice::Q, "f");
-  MpiHaloExchanger<FieldType> exchanger(dec);
+  MpiHaloExchanger<FieldType> exchanger(dec, comm::GpuAwareMode::automatic, typename FieldType::execution_space(),
+                                        pack_always);
   exchanger.start(field, plan);
   exchanger.finish();
-  const bool widened = comm::exchange_method_v<Layout> == comm::ExchangeMethod::whole_voxels;
+  const bool widened = !pack_always && comm::exchange_method_v<Layout> == comm::ExchangeMethod::whole_voxels;
   return test::compare(field, test::expected_after(dec, Lattice::Q, plan, widened));
 }
 
@@ -48,6 +49,30 @@ void check_lattice() {
 }
 
 TYPED_TEST(HaloExchangeTest, D2Q9HaloHoldsNeighbourValues) { check_lattice<TypeParam, lbm::D2Q9>(); }
+
+/// --halo-pack (the classical "SoA + pack" of seed 000 Fig. 6): the same values arrive, in one
+/// message per neighbour carrying only the crossing populations, whatever the layout.
+template <class Layout>
+void check_pack_always() {
+  using L = lbm::D3Q19;
+  for (SlabEnds ends : {SlabEnds::wall, SlabEnds::periodic}) {
+    EXPECT_EQ((exchange_once<Layout, L>(ends, test::ab_plan<L>(), true)), "") << "AB";
+    EXPECT_EQ((exchange_once<Layout, L>(ends, test::aa_odd_plan<L>(), true)), "") << "AA odd";
+    EXPECT_EQ((exchange_once<Layout, L>(ends, test::aa_even_plan<L>(), true)), "") << "AA even";
+  }
+  using FieldType = test::TestField<Layout>;
+  const SlabDecomposition dec(test::test_box<L>(), MPI_COMM_WORLD, SlabEnds::wall);
+  FieldType field = test::make_encoded_field<FieldType>(dec, L::Q, "f");
+  MpiHaloExchanger<FieldType> exchanger(dec, comm::GpuAwareMode::automatic, typename FieldType::execution_space(),
+                                        true);
+  EXPECT_EQ(exchanger.effective_method(), comm::ExchangeMethod::packed);
+  exchanger.start(field, test::ab_plan<L>());
+  exchanger.finish();
+  EXPECT_EQ(exchanger.counters().messages_sent, index_t(dec.neighbours()));
+  EXPECT_EQ(exchanger.counters().values_sent, index_t(dec.neighbours()) * L::crossing * dec.partition().plane_size());
+}
+
+TYPED_TEST(HaloExchangeTest, PackAlwaysSendsOneMessagePerNeighbour) { check_pack_always<TypeParam>(); }
 TYPED_TEST(HaloExchangeTest, D3Q19HaloHoldsNeighbourValues) { check_lattice<TypeParam, lbm::D3Q19>(); }
 TYPED_TEST(HaloExchangeTest, D3Q27HaloHoldsNeighbourValues) { check_lattice<TypeParam, lbm::D3Q27>(); }
 
