@@ -170,7 +170,9 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
 
   // Final fields: the writer's file, then the global fields on rank 0 for the case's outputs.
   const auto final_moments = solver->moments();
-  if (options.output_every == 0 || solver->steps() % options.output_every != 0) write_fields(final_moments);
+  if (!options.no_fields && (options.output_every == 0 || solver->steps() % options.output_every != 0)) {
+    write_fields(final_moments);
+  }
   const double mass = parallel.sum(solver->local_mass());
   const HostSlab h = to_host(final_moments);
   GlobalFields global{setup.global, parallel.gather(h.rho), parallel.gather(h.u[0]), parallel.gather(h.u[1]),
@@ -189,7 +191,7 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
                     {"max_steps", options.max_steps}, {"check_every", check_every},
                     {"output", options.output},       {"output_every", options.output_every},
                     {"overlap", options.overlap},     {"mpi_gpu_aware", options.mpi_gpu_aware},
-                    {"halo_pack", options.halo_pack}};
+                    {"halo_pack", options.halo_pack}, {"no_fields", options.no_fields}};
   summary["tau"] = 1.0 / setup.relaxation.omega;
   summary["extents"] = {setup.global.nx, setup.global.ny, setup.global.nz};
   summary["steps_run"] = solver->steps();
@@ -226,8 +228,8 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
     io::write_json(dir / "summary.json", summary);
     std::printf("karman %s: %lld steps in %.2f s, %.1f MLUPS, residual %.3e, mass %.12g%s\n", def.name.c_str(),
                 static_cast<long long>(solver->steps()), run_seconds, mlups, residual, mass, steady ? " (steady)" : "");
-    std::printf("  output in %s: fields.xdmf (open in ParaView), fields_*.h5, summary.json\n",
-                std::filesystem::absolute(dir).c_str());
+    std::printf("  output in %s: %ssummary.json\n", std::filesystem::absolute(dir).c_str(),
+                options.no_fields ? "" : "fields.xdmf (open in ParaView), fields_*.h5, ");
   }
   return 0;
 }

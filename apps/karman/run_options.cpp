@@ -37,6 +37,8 @@ void add_run_options(CLI::App& command, RunOptions& o) {
   command.add_option("--mpi-gpu-aware", o.mpi_gpu_aware, "Hand device buffers to MPI directly: auto|on|off")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
+  command.add_flag("--no-fields", o.no_fields, "Write no HDF5 fields (profiles and summary.json only)")
+      ->excludes(command.get_option("--output-every"));
   command.add_flag("--halo-pack", o.halo_pack,
                    "Pack each halo transfer into one buffer per neighbour whatever the layout (classical SoA + pack)");
   command.add_flag("--quiet", o.quiet, "No progress lines");

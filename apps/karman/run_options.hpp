@@ -21,6 +21,7 @@ struct RunOptions {
   long output_every = 0;                 ///< write fields every K steps (0: only at the end)
   bool overlap = true;                   ///< overlap halo exchange with interior work (MPI)
   std::string mpi_gpu_aware = "auto";    ///< auto | on | off
+  bool no_fields = false;                ///< skip HDF5 field output (benchmark runs)
   bool halo_pack = false;                ///< pack halos into one buffer per neighbour (SoA + pack)
   bool quiet = false;                    ///< no progress lines
 };
