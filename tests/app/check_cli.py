@@ -51,6 +51,10 @@ with tempfile.TemporaryDirectory() as tmp:
     run(["cavity", "--dim", "3", "--n", "6", "--steps", "4", "--lattice", "d3q27", "--output", os.path.join(tmp, "c3")])
     run(["channel", "--height", "8", "--length", "6", "--steps", "20", "--output", os.path.join(tmp, "ch")])
     run(["taylor-green", "--n", "16", "--steps", "20", "--output", os.path.join(tmp, "tg")])
+    nf = os.path.join(tmp, "nofields")
+    run(["cavity", "--n", "8", "--steps", "5", "--no-fields", "--output", nf])
+    if any(f.endswith(".h5") for f in os.listdir(nf)) or "summary.json" not in os.listdir(nf):
+        failures.append("--no-fields wrote fields or no summary")
 
     # Options from a config file.
     cfg = os.path.join(tmp, "case.toml")
