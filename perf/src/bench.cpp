@@ -1,0 +1,191 @@
+#include <karman/perf/bench.hpp>
+
+#include <karman/core/backend_traits.hpp>
+#include <karman/core/error.hpp>
+#include <karman/core/kokkos_compat.hpp>
+#include <karman/core/version.hpp>
+#include <karman/lbm/solver_factory.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+namespace karman::perf {
+namespace {
+
+void require_names(const char* what, const std::vector<std::string>& names,
+                   std::initializer_list<const char*> accepted) {
+  std::string list;
+  for (const char* a : accepted) list += std::string(list.empty() ? "" : ", ") + a;
+  if (names.empty()) throw Error(std::string("karman bench: no ") + what + " given; accepted: " + list);
+  for (const auto& name : names) {
+    if (std::none_of(accepted.begin(), accepted.end(), [&](const char* a) { return name == a; }))
+      throw Error(std::string("karman bench: ") + what + " '" + name + "' not one of " + list);
+  }
+}
+
+int populations(const std::string& lattice) { return lattice == "d2q9" ? 9 : (lattice == "d3q19" ? 19 : 27); }
+
+/// A shear wave in every velocity component (never time on a fluid at rest: METHOD.md), small
+/// enough (Mach 0.03) to stay stable for any number of steps at tau = 0.6.
+std::function<lbm::FlowState(int, int, int)> shear_waves(int n, bool three_d) {
+  constexpr double amplitude = 0.02;
+  auto wave = std::make_shared<std::vector<double>>(n);
+  for (int i = 0; i < n; ++i) (*wave)[i] = amplitude * std::sin(2.0 * M_PI * i / n);
+  return [wave, three_d](int x, int y, int z) {
+    lbm::FlowState s;
+    s.u[0] = (*wave)[y];
+    s.u[1] = three_d ? (*wave)[z] : (*wave)[x];
+    s.u[2] = three_d ? (*wave)[x] : 0.0;
+    return s;
+  };
+}
+
+int resolved_steps(const BenchOptions& o) { return o.steps > 0 ? o.steps : default_steps(); }
+int resolved_warmup(const BenchOptions& o) {
+  return o.warmup >= 0 ? o.warmup : std::max(2, resolved_steps(o) / 5 / 2 * 2);
+}
+int resolved_edge(const BenchOptions& o, const std::string& lattice) { return o.n > 0 ? o.n : default_edge(lattice); }
+
+BenchRecord run_variant(const lbm::Variant& variant, const BenchOptions& o, const CopyBandwidth& copy,
+                        const BackendInfo& info) {
+  const bool three_d = variant.lattice != "d2q9";
+  const int n = resolved_edge(o, variant.lattice);
+  lbm::SolverSetup setup;
+  setup.variant = variant;
+  setup.global = three_d ? Extents{n, n, n} : Extents{n, n, 1};
+  setup.periodic = {true, true, true};
+  setup.initial = shear_waves(n, three_d);
+  setup.relaxation.omega = 1.0 / 0.6;
+  // One rank: the periodic slab halo is a local copy on the kernel's own instance, so a step
+  // is one asynchronous sequence of launches with no host synchronisation.
+  setup.overlap = false;
+  auto solver = lbm::make_solver(setup);
+
+  BenchRecord r;
+  r.lattice = variant.lattice;
+  r.precision = variant.precision;
+  r.layout = variant.layout;
+  r.pattern = variant.pattern;
+  r.collision = variant.collision;
+  r.n = n;
+  r.voxels = setup.global.size();
+  r.steps = resolved_steps(o);
+  r.warmup = resolved_warmup(o);
+  r.repeat = o.repeat;
+
+  const double mass_before = solver->local_mass();
+  solver->advance(r.warmup);
+  compat::fence("karman::perf::warmup");
+  std::vector<double> seconds;
+  for (int s = 0; s < o.repeat; ++s) {
+    Kokkos::Timer timer;
+    solver->advance(r.steps);
+    compat::fence("karman::perf::sample");
+    seconds.push_back(timer.seconds());
+  }
+  const double mass_after = solver->local_mass();
+  std::sort(seconds.begin(), seconds.end());
+  r.seconds = seconds[seconds.size() / 2];
+  const double updates = double(r.voxels) * r.steps;
+  r.mlups = updates / r.seconds / 1e6;
+  r.mlups_max = updates / seconds.front() / 1e6;
+  r.bytes_per_update = solver->bytes_per_update();
+  r.bandwidth_gbps = r.mlups * double(r.bytes_per_update) / 1e3;
+  r.copy_bandwidth_gbps = copy.best_gbps;
+  r.copy_kernel = copy.best_kernel;
+  r.deep_copy_gbps = copy.deep_copy_gbps;
+  r.percent_of_copy = 100.0 * r.bandwidth_gbps / copy.best_gbps;
+  r.population_bytes = solver->population_bytes();
+  r.bytes_per_cell = double(r.population_bytes) / double(solver->partition().local_size());
+  r.mass_drift = std::fabs(mass_after - mass_before) / mass_before;
+  r.backend = info.default_backend;
+  r.device = info.device_name;
+  r.concurrency = info.concurrency;
+  r.kokkos_version = info.kokkos_version;
+  r.commit = KARMAN_GIT_COMMIT;
+  return r;
+}
+
+}  // namespace
+
+bool on_gpu() { return BackendTraits<Kokkos::DefaultExecutionSpace>::is_gpu; }
+
+int default_edge(const std::string& lattice) {
+  if (lattice == "d2q9") return on_gpu() ? 4096 : 2048;
+  return on_gpu() ? 256 : 128;
+}
+
+int default_steps() { return on_gpu() ? 100 : 10; }
+
+std::size_t population_bytes(const std::string& lattice, const std::string& precision, const std::string& pattern,
+                             int n) {
+  const std::size_t local_voxels =
+      lattice == "d2q9" ? std::size_t(n) * (n + 2) : std::size_t(n) * std::size_t(n) * (n + 2);
+  return (pattern == "ab" ? 2 : 1) * local_voxels * populations(lattice) * (precision == "float" ? 4 : 8);
+}
+
+std::size_t copy_buffer_bytes(const BenchOptions& o) {
+  if (o.copy_bytes > 0) return o.copy_bytes;
+  std::size_t largest = on_gpu() ? std::size_t(1) << 30 : std::size_t(256) << 20;
+  for (const auto& lattice : o.lattices)
+    for (const auto& precision : o.precisions)
+      for (const auto& pattern : o.patterns)
+        largest = std::max(largest, population_bytes(lattice, precision, pattern, resolved_edge(o, lattice)) / 2);
+  return largest;
+}
+
+void validate(const BenchOptions& o) {
+  require_names("lattice", o.lattices, {"d2q9", "d3q19", "d3q27"});
+  require_names("precision", o.precisions, {"float", "double"});
+  require_names("layout", o.layouts, {"aos", "soa", "csoa", "disaggregated"});
+  require_names("pattern", o.patterns, {"ab", "aa"});
+  require_names("collision", o.collisions, {"bgk", "trt"});
+  for (const auto& lattice : o.lattices) {
+    if (lattice == "d2q9") {
+      require_in_range("karman bench", "n (2D edge)", resolved_edge(o, lattice), 4, 65536);
+    } else {
+      require_in_range("karman bench", "n (3D edge)", resolved_edge(o, lattice), 4, 2048);
+    }
+  }
+  const int steps = resolved_steps(o);
+  require_in_range("karman bench", "steps", steps, 2, 1000000);
+  if (steps % 2 != 0) {
+    throw Error("karman bench: steps = " + std::to_string(steps) +
+                " must be even (the AA pattern alternates two step kinds)");
+  }
+  require_in_range("karman bench", "warmup", resolved_warmup(o), 0, 1000000);
+  require_in_range("karman bench", "repeat", o.repeat, 1, 1000);
+}
+
+std::vector<BenchRecord> run_bench(const BenchOptions& options,
+                                   const std::function<void(const BenchRecord&)>& on_record) {
+  validate(options);
+  return run_bench(options, measure_copy_bandwidth(copy_buffer_bytes(options), options.repeat), on_record);
+}
+
+std::vector<BenchRecord> run_bench(const BenchOptions& options, const CopyBandwidth& copy,
+                                   const std::function<void(const BenchRecord&)>& on_record) {
+  validate(options);
+  const BackendInfo info = backend_info();
+  std::vector<BenchRecord> records;
+  for (const auto& lattice : options.lattices)
+    for (const auto& precision : options.precisions)
+      for (const auto& layout : options.layouts)
+        for (const auto& pattern : options.patterns)
+          for (const auto& collision : options.collisions) {
+            lbm::Variant v;
+            v.lattice = lattice;
+            v.precision = precision;
+            v.layout = layout;
+            v.pattern = pattern;
+            v.collision = collision;
+            records.push_back(run_variant(v, options, copy, info));
+            if (on_record) on_record(records.back());
+          }
+  return records;
+}
+
+}  // namespace karman::perf

@@ -1,0 +1,224 @@
+// `karman bench` on tiny boxes: every variant of a sweep yields a complete record with positive
+// figures, the JSON parses back with the issue's fields, the table lines up, the command line
+// runs and refuses bad input. Never a timing assertion (STYLE.md "Tests").
+#include <karman/core/error.hpp>
+#include <karman/perf/bench.hpp>
+#include <karman/perf/bench_command.hpp>
+#include <karman/perf/bench_report.hpp>
+#include <karman/perf/copy_bandwidth.hpp>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+using namespace karman::perf;
+
+int populations(const std::string& lattice) { return lattice == "d2q9" ? 9 : (lattice == "d3q19" ? 19 : 27); }
+
+BenchOptions tiny() {
+  BenchOptions o;
+  o.lattices = {"d2q9", "d3q19"};
+  o.precisions = {"float", "double"};
+  o.layouts = {"soa", "disaggregated"};
+  o.patterns = {"ab", "aa"};
+  o.collisions = {"bgk"};
+  o.n = 8;
+  o.steps = 2;
+  o.warmup = 2;
+  o.repeat = 1;
+  o.copy_bytes = std::size_t(2) << 20;
+  return o;
+}
+
+std::string temp_path(const std::string& name) { return ::testing::TempDir() + name; }
+
+/// The fields issue 6 requires of every record, with the JSON type each must have.
+const std::vector<std::pair<std::string, nlohmann::json::value_t>> required_fields = {
+    {"lattice", nlohmann::json::value_t::string},
+    {"precision", nlohmann::json::value_t::string},
+    {"layout", nlohmann::json::value_t::string},
+    {"pattern", nlohmann::json::value_t::string},
+    {"collision", nlohmann::json::value_t::string},
+    {"n", nlohmann::json::value_t::number_unsigned},
+    {"steps", nlohmann::json::value_t::number_unsigned},
+    {"mlups", nlohmann::json::value_t::number_float},
+    {"bytes_per_update", nlohmann::json::value_t::number_unsigned},
+    {"bandwidth_gbps", nlohmann::json::value_t::number_float},
+    {"copy_bandwidth_gbps", nlohmann::json::value_t::number_float},
+    {"percent_of_copy", nlohmann::json::value_t::number_float},
+    {"bytes_per_cell", nlohmann::json::value_t::number_float},
+    {"backend", nlohmann::json::value_t::string},
+    {"device", nlohmann::json::value_t::string},
+};
+
+void expect_complete_json(const nlohmann::json& all, std::size_t count) {
+  ASSERT_TRUE(all.is_array());
+  ASSERT_EQ(all.size(), count);
+  for (const auto& r : all) {
+    for (const auto& [name, type] : required_fields) {
+      ASSERT_TRUE(r.contains(name)) << "missing field " << name << " in " << r.dump();
+      // Integers that happen to be written as signed still count as integers.
+      const bool integer_ok = type == nlohmann::json::value_t::number_unsigned && r[name].is_number_integer();
+      EXPECT_TRUE(r[name].type() == type || integer_ok) << name << " has the wrong type in " << r.dump();
+      if (r[name].is_number()) {
+        EXPECT_GT(r[name].get<double>(), 0.0) << name << " in " << r.dump();
+      } else {
+        EXPECT_FALSE(r[name].get<std::string>().empty()) << name;
+      }
+    }
+  }
+}
+
+TEST(CopyBandwidth, EveryKernelMeasuredAndTheBestIsTheReference) {
+  const CopyBandwidth c = measure_copy_bandwidth(std::size_t(4) << 20, 2);
+  ASSERT_GE(c.kernels.size(), 2u);
+  double best = 0;
+  for (const auto& k : c.kernels) {
+    EXPECT_GT(k.gbps, 0.0) << k.name;
+    best = std::max(best, k.gbps);
+  }
+  EXPECT_EQ(c.best_gbps, best);
+  EXPECT_FALSE(c.best_kernel.empty());
+  EXPECT_GT(c.deep_copy_gbps, 0.0);
+  EXPECT_GE(c.buffer_bytes, (std::size_t(4) << 20) - 128);
+  EXPECT_NE(copy_summary(c).find("<- reference"), std::string::npos);
+  EXPECT_THROW(measure_copy_bandwidth(1000, 1), karman::Error);
+}
+
+TEST(RunBench, OneCompleteRecordPerVariantInSweepOrder) {
+  const BenchOptions o = tiny();
+  const auto records = run_bench(o);
+  ASSERT_EQ(records.size(), 16u);
+  std::size_t k = 0;
+  for (const auto& lattice : o.lattices)
+    for (const auto& precision : o.precisions)
+      for (const auto& layout : o.layouts)
+        for (const auto& pattern : o.patterns) {
+          const BenchRecord& r = records[k++];
+          const std::string what = lattice + "/" + precision + "/" + layout + "/" + pattern;
+          EXPECT_EQ(r.lattice, lattice);
+          EXPECT_EQ(r.precision, precision);
+          EXPECT_EQ(r.layout, layout);
+          EXPECT_EQ(r.pattern, pattern);
+          EXPECT_EQ(r.collision, "bgk");
+          EXPECT_EQ(r.n, 8);
+          EXPECT_EQ(r.voxels, lattice == "d2q9" ? 64 : 512) << what;
+          EXPECT_EQ(r.steps, 2);
+          const std::size_t t = precision == "float" ? 4 : 8;
+          const std::size_t q = populations(lattice);
+          // A periodic all-fluid box needs no flag word: populations read and written only.
+          EXPECT_EQ(r.bytes_per_update, 2 * q * t) << what;
+          // AA keeps one lattice, AB two (DESIGN.md "LBM solver").
+          EXPECT_EQ(r.bytes_per_cell, double((pattern == "ab" ? 2 : 1) * q * t)) << what;
+          EXPECT_GT(r.mlups, 0.0) << what;
+          EXPECT_GE(r.mlups_max, r.mlups) << what;
+          EXPECT_NEAR(r.bandwidth_gbps, r.mlups * double(r.bytes_per_update) / 1e3, 1e-9 * r.bandwidth_gbps);
+          EXPECT_GT(r.copy_bandwidth_gbps, 0.0);
+          EXPECT_NEAR(r.percent_of_copy, 100 * r.bandwidth_gbps / r.copy_bandwidth_gbps, 1e-9 * r.percent_of_copy);
+          // The kernel computed physics: mass is conserved to rounding.
+          EXPECT_LT(r.mass_drift, precision == "float" ? 1e-5 : 1e-12) << what;
+          EXPECT_FALSE(r.backend.empty());
+          EXPECT_FALSE(r.device.empty());
+          EXPECT_FALSE(r.kokkos_version.empty());
+          EXPECT_FALSE(r.commit.empty());
+        }
+}
+
+TEST(BenchReport, JsonParsesBackWithTheIssueFields) {
+  BenchOptions o = tiny();
+  o.lattices = {"d3q27"};
+  o.precisions = {"float"};
+  o.layouts = {"aos", "csoa"};
+  o.collisions = {"bgk", "trt"};
+  const auto records = run_bench(o);
+  ASSERT_EQ(records.size(), 8u);
+  const auto parsed = nlohmann::json::parse(to_json(records));
+  expect_complete_json(parsed, records.size());
+  EXPECT_EQ(parsed[3]["collision"], "trt");
+  EXPECT_EQ(parsed[0]["mlups"].get<double>(), records[0].mlups);
+
+  const std::string path = temp_path("karman_bench_smoke.json");
+  write_json(path, records);
+  std::ifstream in(path);
+  expect_complete_json(nlohmann::json::parse(in), records.size());
+  EXPECT_THROW(write_json("/nonexistent-dir/x.json", records), karman::Error);
+}
+
+TEST(BenchReport, TableRowsLineUpWithTheHeader) {
+  BenchOptions o = tiny();
+  o.lattices = {"d2q9"};
+  o.precisions = {"double"};
+  o.layouts = {"csoa"};
+  o.patterns = {"aa"};
+  const auto records = run_bench(o);
+  ASSERT_EQ(records.size(), 1u);
+  const std::string header = table_header(), row = table_row(records[0]);
+  const auto words = [](const std::string& s) {
+    std::istringstream in(s);
+    std::size_t n = 0;
+    for (std::string w; in >> w;) ++n;
+    return n;
+  };
+  EXPECT_EQ(words(header), words(row));
+  EXPECT_EQ(header.size(), row.size()) << header << row;
+  EXPECT_NE(row.find("d2q9"), std::string::npos);
+  EXPECT_NE(row.find("csoa"), std::string::npos);
+}
+
+TEST(BenchOptions, BadInputRefusedWithTheValue) {
+  const auto message = [](const BenchOptions& o) {
+    try {
+      validate(o);
+    } catch (const karman::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  BenchOptions o = tiny();
+  o.lattices = {"d3q15"};
+  EXPECT_NE(message(o).find("d3q15"), std::string::npos);
+  o = tiny();
+  o.layouts.clear();
+  EXPECT_NE(message(o).find("no layout"), std::string::npos);
+  o = tiny();
+  o.steps = 3;
+  EXPECT_NE(message(o).find("steps = 3"), std::string::npos);
+  o = tiny();
+  o.n = 2;
+  EXPECT_NE(message(o).find("n (2D edge) = 2"), std::string::npos);
+  o = tiny();
+  o.repeat = 0;
+  EXPECT_NE(message(o).find("repeat = 0"), std::string::npos);
+  EXPECT_EQ(message(tiny()), "accepted");
+}
+
+TEST(BenchCommand, RunsFromTheCommandLineAndWritesJson) {
+  const std::string path = temp_path("karman_bench_command.json");
+  std::remove(path.c_str());
+  CLI::App app{"test"};
+  add_bench_command(app);
+  app.parse(
+      "bench --lattice d2q9,d3q19 --precision float --layout soa --pattern ab,aa --n 6 --steps 2 --warmup 0 "
+      "--repeat 1 --copy-mib 2 --json " +
+          path,
+      false);
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "no JSON written to " << path;
+  expect_complete_json(nlohmann::json::parse(in), 4);
+
+  CLI::App bad{"test"};
+  add_bench_command(bad);
+  EXPECT_THROW(bad.parse("bench --lattice d3q15", false), CLI::ValidationError);
+  CLI::App odd{"test"};
+  add_bench_command(odd);
+  EXPECT_THROW(odd.parse("bench --lattice d2q9 --n 6 --steps 3", false), karman::Error);
+}
+
+}  // namespace
