@@ -195,13 +195,18 @@ class Solver final : public FlowSolver {
   }
 
   /// One step: exchange, then the kernel over owned voxels, interior first when overlapping.
+  /// Without overlap everything goes to the default instance, where the local periodic
+  /// exchanger also copies: the copies, the kernel and the next step's copies are ordered by
+  /// the instance alone, so a step needs no host synchronisation (on CUDA the instances of
+  /// m_spaces are other streams, which nothing would order against the copies).
   template <StepKind K>
   void step(const HaloPlan& plan) {
     StreamCollide<L, T, Layout, MemorySpace, Collision, K, Feat> kernel{access<K>(), m_omega, m_omega_minus, {}};
     for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
     const char* label = "karman::stream_collide";
+    const execution_space in_order;
     if (!m_exchanger) {
-      for_each(label, m_part.owned(), m_spaces[0], kernel);
+      for_each<StreamCollideLaunch>(label, m_part.owned(), in_order, kernel);
       return;
     }
     Kokkos::Profiling::pushRegion("karman::halo_start");
@@ -211,15 +216,21 @@ class Solver final : public FlowSolver {
       Kokkos::Profiling::pushRegion("karman::halo_finish");
       m_exchanger->finish();
       Kokkos::Profiling::popRegion();
-      for_each(label, m_part.owned(), m_spaces[0], kernel);
+      for_each<StreamCollideLaunch>(label, m_part.owned(), in_order, kernel);
       return;
     }
-    for_each("karman::stream_collide_interior", m_part.group(Group::interior), m_spaces[0], kernel);
+    for_each<StreamCollideLaunch>("karman::stream_collide_interior", m_part.group(Group::interior), m_spaces[0],
+                                  kernel);
     Kokkos::Profiling::pushRegion("karman::halo_finish");
     m_exchanger->finish();
+    // A local periodic exchanger's copies are on the default instance: the shared kernels on
+    // m_spaces[1] read what they wrote.
+    compat::fence(in_order, "karman::halo_copied");
     Kokkos::Profiling::popRegion();
-    for_each("karman::stream_collide_shared_lo", m_part.group(Group::shared_lo), m_spaces[1], kernel);
-    for_each("karman::stream_collide_shared_hi", m_part.group(Group::shared_hi), m_spaces[1], kernel);
+    for_each<StreamCollideLaunch>("karman::stream_collide_shared_lo", m_part.group(Group::shared_lo), m_spaces[1],
+                                  kernel);
+    for_each<StreamCollideLaunch>("karman::stream_collide_shared_hi", m_part.group(Group::shared_hi), m_spaces[1],
+                                  kernel);
     compat::fence(m_spaces[1], "karman::shared_done");
     compat::fence(m_spaces[0], "karman::interior_done");
   }
@@ -232,8 +243,10 @@ class Solver final : public FlowSolver {
     }
     Moments<L, T, Layout, MemorySpace, K, Feat> kernel{access<K>(), out.rho, out.u, m_part.owned().begin, {}};
     for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
-    for_each("karman::moments", m_part.owned(), m_spaces[0], kernel);
-    compat::fence(m_spaces[0], "karman::moments_done");
+    // On the default instance, after the exchanger's copies (see step()).
+    const execution_space in_order;
+    for_each("karman::moments", m_part.owned(), in_order, kernel);
+    compat::fence(in_order, "karman::moments_done");
   }
 
   /// Equilibrium of the initial state, stored as post-collision values where the first step
