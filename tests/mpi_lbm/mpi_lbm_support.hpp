@@ -1,0 +1,53 @@
+#pragma once
+// What the decomposed-solver tests share: a fixture whose verdict is collective, every rank's
+// owned moments gathered in global order on rank 0, and a bitwise comparison of two fields.
+#include "lbm_test_support.hpp"
+
+#include <karman/core/extents.hpp>
+#include <karman/lbm/flow_solver.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace karman::lbm::test {
+
+/// Rank and size of MPI_COMM_WORLD; a check that fails on one rank fails the test on every
+/// rank, so rank 0's report (the only one printed in full) tells the truth. Tests must reach
+/// TearDown on every rank: no ASSERT_* before a collective call.
+class MpiSolverTest : public ::testing::Test {
+ protected:
+  MpiSolverTest();
+  void TearDown() override;
+
+  int rank = 0;
+  int ranks = 1;
+};
+
+/// Every rank's owned moments on rank 0, with where each rank said its slab starts.
+struct GatheredMoments {
+  HostMoments fields;                     ///< concatenated in rank order; empty off rank 0
+  std::vector<std::int64_t> slab_begin;   ///< first global voxel of each rank's slab (partition)
+  std::vector<std::int64_t> slab_voxels;  ///< owned voxels of each rank
+};
+
+/// Collective over `comm`: the owned moments of every rank in rank order on rank 0. Slab r + 1
+/// follows slab r along the slowest axis, so this is global order (x fastest) when each slab
+/// begins where the previous one ended, which `slabs_in_global_order` checks.
+GatheredMoments gather_moments(FlowSolver& solver, MPI_Comm comm);
+
+/// Empty when every slab starts where the previous one ended and they cover `global`;
+/// otherwise what is wrong.
+std::string slabs_in_global_order(const GatheredMoments& gathered, const Extents& global);
+
+/// Empty when `a` and `b` hold the same bits in every value (so -0.0 differs from 0.0 and NaN
+/// equals itself); otherwise how many values differ and the first one, with its voxel (x, y, z).
+std::string bitwise_difference(const HostMoments& a, const HostMoments& b, const Extents& global);
+
+/// Largest |u| component, to check that a case has set the fluid moving.
+double max_speed(const HostMoments& m);
+
+}  // namespace karman::lbm::test
