@@ -5,9 +5,7 @@
 
 #include <karman/core/error.hpp>
 #include <karman/core/version.hpp>
-#if KARMAN_WITH_BENCH
 #include <karman/perf/bench_command.hpp>
-#endif
 
 #include <Kokkos_Core.hpp>
 
@@ -38,9 +36,7 @@ int run_command_line(int argc, char** argv, const karman::app::Parallel& paralle
       "Kokkos options (--kokkos-num-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos.");
   int exit_code = 0;
   karman::app::add_case_commands(app, parallel, exit_code);
-#if KARMAN_WITH_BENCH
   karman::perf::add_bench_command(app);
-#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
