@@ -25,10 +25,11 @@
 
 namespace karman::lbm {
 
-/// Launch bounds of the stream-collide kernel: at most 256 threads a block. With a bound the
-/// compiler schedules all population loads of a voxel before their first use (72 instead of
-/// 40 registers for D3Q19 float AB): 1 to 3% faster on the H100 (issue 6,
-/// docs/performance.md). CPU backends ignore it.
+/// Launch bounds of the stream-collide kernel: at most 256 threads a block. The bound changes
+/// the compiler's register budget (D3Q19 float AB: 72 registers instead of 40, half the
+/// occupancy) and, measured over the 48-variant H100 sweep (issue 6, docs/performance.md),
+/// made SoA and CSoA 1 to 3% faster, AoS double 10 to 16%, Disaggregated AA between -5% and
+/// +5%. CPU backends ignore it.
 using StreamCollideLaunch = Kokkos::LaunchBounds<256, 1>;
 
 /// Which kind of update a launch performs.
@@ -105,7 +106,9 @@ struct PopulationAccess {
     KARMAN_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       if constexpr (Kind == StepKind::aa_even) {
-        f[i] = src(v, i);
+        // A population bounced by the odd step waits in its wall voxel (see store()).
+        const bool wall = Feat::flags && flags::blocked(fl, i);
+        f[i] = wall ? src(s.template upstream<L>(v, i), L::opposite(i)) : src(v, i);
       } else {
         const bool wall = Feat::flags && flags::blocked(fl, i);
         if (wall) {
@@ -131,12 +134,14 @@ struct PopulationAccess {
       } else if constexpr (Kind == StepKind::aa_even) {
         dst(v, L::opposite(i)) = f[i];
       } else {
+        // Every population goes to slot i of x + c_i, a wall voxel's too: there it waits, with
+        // the moving-wall term, for x's even step, which reads it back as population opposite(i).
+        // Keeping it out of x's own slots matters under MPI: the even step's halo return
+        // overwrites the crossing slots of shared voxels, and a bounced population parked there
+        // would be lost.
         const int o = L::opposite(i);
-        if (Feat::flags && flags::blocked(fl, o)) {
-          dst(v, o) = f[i] + wall_term(s.template downstream<L>(v, i), o);
-        } else {
-          dst(s.template downstream<L>(v, i), i) = f[i];
-        }
+        const index_t to = s.template downstream<L>(v, i);
+        dst(to, i) = Feat::flags && flags::blocked(fl, o) ? f[i] + wall_term(to, o) : f[i];
       }
     }
   }
