@@ -1,9 +1,36 @@
 #include <karman/lbm/solver_factory.hpp>
 
 #include <karman/core/error.hpp>
+#include <karman/core/layouts.hpp>
+#include <karman/lbm/lattices.hpp>
 #include <karman/lbm/solver.hpp>
+#include <karman/lbm/solver_variant.hpp>
 
 namespace karman::lbm {
+namespace {
+
+template <class L, class T>
+std::unique_ptr<FlowSolver> by_layout(const SolverSetup& setup) {
+  const std::string& layout = setup.variant.layout;
+  if (layout == "aos") return detail::make_solver_variant<L, T, AoS>(setup);
+  if (layout == "csoa") return detail::make_solver_variant<L, T, CSoADefault>(setup);
+  if (layout == "disaggregated") return detail::make_solver_variant<L, T, Disaggregated>(setup);
+  return detail::make_solver_variant<L, T, SoA>(setup);
+}
+
+template <class L>
+std::unique_ptr<FlowSolver> by_precision(const SolverSetup& setup) {
+  return setup.variant.precision == "float" ? by_layout<L, float>(setup) : by_layout<L, double>(setup);
+}
+
+/// Names were validated by make_solver.
+std::unique_ptr<FlowSolver> by_lattice(const SolverSetup& setup) {
+  if (setup.variant.lattice == "d2q9") return by_precision<D2Q9>(setup);
+  if (setup.variant.lattice == "d3q19") return by_precision<D3Q19>(setup);
+  return by_precision<D3Q27>(setup);
+}
+
+}  // namespace
 
 std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
   const Variant& v = setup.variant;
@@ -24,12 +51,7 @@ std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
     throw Error("relaxation rate omega = " + std::to_string(omega) +
                 " out of range (0, 2), i.e. tau = " + std::to_string(1.0 / omega) + " must be > 1/2");
   }
-  const bool single = v.precision == "float";
-  if (v.lattice == "d2q9")
-    return single ? detail::make_solver_d2q9_float(setup) : detail::make_solver_d2q9_double(setup);
-  if (v.lattice == "d3q19")
-    return single ? detail::make_solver_d3q19_float(setup) : detail::make_solver_d3q19_double(setup);
-  return single ? detail::make_solver_d3q27_float(setup) : detail::make_solver_d3q27_double(setup);
+  return by_lattice(setup);
 }
 
 }  // namespace karman::lbm

@@ -1,11 +1,12 @@
 #pragma once
 /// \file solver_dispatch.hpp
 /// Turns the runtime names of a Variant into template arguments, once per solver, for one
-/// (lattice, precision) pair; included only by the solver_<lattice>_<precision>.cpp units.
+/// (lattice, precision, layout); included only by the generated solver-variant units.
 
 #include <karman/core/layouts.hpp>
 #include <karman/core/periodic_exchange.hpp>
 #include <karman/lbm/solver.hpp>
+#include <karman/lbm/solver_variant.hpp>
 #if KARMAN_ENABLE_MPI
 #include <karman/comm/mpi_halo_exchanger.hpp>
 #include <karman/comm/slab_decomposition.hpp>
@@ -58,20 +59,12 @@ std::unique_ptr<FlowSolver> with_pattern(const SolverSetup& setup) {
   return with_features<L, T, Layout, Collision, Pattern::ab>(setup);
 }
 
+/// Definition of the entry point declared in solver_variant.hpp; each generated translation
+/// unit instantiates it for one (lattice, precision, layout).
 template <class L, class T, class Layout>
-std::unique_ptr<FlowSolver> with_collision(const SolverSetup& setup) {
+std::unique_ptr<FlowSolver> make_solver_variant(const SolverSetup& setup) {
   if (setup.variant.collision == "trt") return with_pattern<L, T, Layout, TRT>(setup);
   return with_pattern<L, T, Layout, BGK>(setup);
-}
-
-/// Entry point of one translation unit: names were validated by make_solver.
-template <class L, class T>
-std::unique_ptr<FlowSolver> make_for_lattice(const SolverSetup& setup) {
-  const std::string& layout = setup.variant.layout;
-  if (layout == "aos") return with_collision<L, T, AoS>(setup);
-  if (layout == "csoa") return with_collision<L, T, CSoADefault>(setup);
-  if (layout == "disaggregated") return with_collision<L, T, Disaggregated>(setup);
-  return with_collision<L, T, SoA>(setup);
 }
 
 }  // namespace karman::lbm::detail

@@ -1,0 +1,19 @@
+#pragma once
+/// \file solver_variant.hpp
+/// The entry point of one compiled (lattice, precision, layout): declared here for the
+/// factory, defined in solver_dispatch.hpp and instantiated once per combination in the
+/// translation units solvers/CMakeLists.txt generates from src/solver_variant.cpp.in.
+
+#include <karman/lbm/flow_solver.hpp>
+#include <karman/lbm/solver_setup.hpp>
+
+#include <memory>
+
+namespace karman::lbm::detail {
+
+/// The solver of `setup` for lattice L, precision T and layout Layout (collision, pattern and
+/// features chosen inside from the setup).
+template <class L, class T, class Layout>
+std::unique_ptr<FlowSolver> make_solver_variant(const SolverSetup& setup);
+
+}  // namespace karman::lbm::detail
