@@ -30,7 +30,7 @@ for study in $studies; do
   case $study in
     layout)
       for lattice in d3q19 d3q27; do
-        for n in 64 128 192 256; do
+        for n in 62 126 254; do
           for overlap in on off; do
             run layout "$ngpu" --dim 3 --n $n --lattice $lattice --layout disaggregated --overlap $overlap
             run layout "$ngpu" --dim 3 --n $n --lattice $lattice --layout soa --overlap $overlap
