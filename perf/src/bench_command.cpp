@@ -3,8 +3,10 @@
 #include <karman/core/backend_traits.hpp>
 #include <karman/perf/bench.hpp>
 #include <karman/perf/bench_report.hpp>
+#include <karman/perf/scaling_bench.hpp>
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -17,9 +19,33 @@ struct CommandState {
   std::string json_path;
   double copy_mib = 0;
   bool copy_only = false;
+  ScalingOptions scaling;
 };
 
+/// `--scaling weak|strong` under mpirun: per-rank and total MLUPS, exchange time and overlap.
+void run_scaling_mode(const CommandState& state) {
+  const auto records = run_scaling(state.options, state.scaling);
+  for (const auto& r : records) {
+    if (r.per_rank.empty()) continue;  // only rank 0 holds the gathered lines
+    std::printf("%s %s/%s/%s/%s/%s: %d rank(s), box %dx%dx%d, %.1f MLUPS total, %.1f MLUPS per rank\n", r.mode.c_str(),
+                r.lattice.c_str(), r.precision.c_str(), r.layout.c_str(), r.pattern.c_str(), r.collision.c_str(),
+                r.ranks, r.global.nx, r.global.ny, r.global.nz, r.mlups_total, r.mlups_total / r.ranks);
+    for (const auto& p : r.per_rank) {
+      std::printf("  rank %d: %.1f MLUPS, exchange %.4f s, hidden %.2f, %.0f messages / %.0f values per step\n", p.rank,
+                  p.mlups, p.exchange_seconds, p.hidden_fraction, p.messages_sent_per_step, p.values_sent_per_step);
+    }
+  }
+  if (!state.json_path.empty() && !records.empty() && !records.front().per_rank.empty()) {
+    write_scaling_json(state.json_path, records);
+    std::printf("wrote %zu records to %s\n", records.size(), state.json_path.c_str());
+  }
+}
+
 void run(const CommandState& state) {
+  if (!state.scaling.mode.empty()) {
+    run_scaling_mode(state);
+    return;
+  }
   BenchOptions options = state.options;
   options.copy_bytes = std::size_t(state.copy_mib * (1 << 20));
   validate(options);
@@ -87,6 +113,16 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(1.0, 1048576.0));
   cmd->add_flag("--copy-bandwidth-only", state->copy_only, "Measure and print the copy reference only");
   cmd->add_option("--json", state->json_path, "Also write the records as a JSON array to this file");
+  cmd->add_option("--scaling", state->scaling.mode,
+                  "Under mpirun: weak (n^3 per rank, stacked along z) or strong (n^3 in all) scaling of the "
+                  "periodic box, with per-rank MLUPS and exchange times")
+      ->check(CLI::IsMember({"weak", "strong"}));
+  cmd->add_option("--overlap", state->scaling.overlap, "With --scaling: overlap the exchange (on|off)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, bool>{{"on", true}, {"off", false}}))
+      ->default_str("on");
+  cmd->add_flag("--halo-pack", state->scaling.halo_pack, "With --scaling: pack halos into one buffer per neighbour");
+  cmd->add_option("--mpi-gpu-aware", state->scaling.gpu_aware, "With --scaling: auto|on|off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   cmd->callback([state] { run(*state); });
 }
 
