@@ -32,8 +32,9 @@ int populations(const std::string& lattice) { return lattice == "d2q9" ? 9 : (la
 /// enough (Mach 0.03) to stay stable for any number of steps at tau = 0.6.
 std::function<lbm::FlowState(int, int, int)> shear_waves(int n, bool three_d) {
   constexpr double amplitude = 0.02;
+  constexpr double two_pi = 6.283185307179586;
   auto wave = std::make_shared<std::vector<double>>(n);
-  for (int i = 0; i < n; ++i) (*wave)[i] = amplitude * std::sin(2.0 * M_PI * i / n);
+  for (int i = 0; i < n; ++i) (*wave)[i] = amplitude * std::sin(two_pi * i / n);
   return [wave, three_d](int x, int y, int z) {
     lbm::FlowState s;
     s.u[0] = (*wave)[y];
