@@ -2,6 +2,7 @@
 // KokkosSparse::CrsMatrix (DESIGN.md "Diagnostics"), with the convention and the sub-cell
 // vortex-centre location used for Ghia, Ghia & Shin (1982) comparisons.
 #include <karman/core/error.hpp>
+#include <karman/core/profiling_region.hpp>
 #include <karman/lbm/diagnostics/stream_function.hpp>
 
 #include <KokkosBlas1_axpby.hpp>
@@ -29,15 +30,6 @@ constexpr const char* where = "karman::lbm::compute_stream_function";
 constexpr double cg_tolerance = 1e-10;
 // 5 n matrix entries must fit the int ordinals and offsets: 5 · 16384² < 2³¹.
 constexpr int max_cells_per_side = 1 << 14;
-
-// Pops the profiling region however the scope is left (CG may throw).
-class ProfilingRegion {
- public:
-  explicit ProfilingRegion(const std::string& name) { Kokkos::Profiling::pushRegion(name); }
-  ~ProfilingRegion() { Kokkos::Profiling::popRegion(); }
-  ProfilingRegion(const ProfilingRegion&) = delete;
-  ProfilingRegion& operator=(const ProfilingRegion&) = delete;
-};
 
 // ω = ∂v/∂x − ∂u/∂y at the cell centres, in units of U/L. Across a wall the derivative is the
 // one of the parabola through the wall value (half a cell away) and the two nearest centres:

@@ -16,6 +16,7 @@
 #include <karman/core/error.hpp>
 #include <karman/core/halo_plan.hpp>
 #include <karman/core/kokkos_compat.hpp>
+#include <karman/core/profiling_region.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
@@ -30,15 +31,6 @@
 namespace karman::comm {
 
 namespace detail {
-/// A Kokkos::Profiling region for the lifetime of a scope, so Kokkos Tools see each phase.
-class ProfilingRegion {
- public:
-  explicit ProfilingRegion(const std::string& name) { Kokkos::Profiling::pushRegion(name); }
-  ~ProfilingRegion() { Kokkos::Profiling::popRegion(); }
-  ProfilingRegion(const ProfilingRegion&) = delete;
-  ProfilingRegion& operator=(const ProfilingRegion&) = delete;
-};
-
 /// True when two plans name the same transfers in the same order.
 inline bool same_transfers(const std::vector<HaloTransfer>& a, const std::vector<HaloTransfer>& b) {
   if (a.size() != b.size()) return false;
@@ -117,7 +109,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   void start(const FieldType& field, const HaloPlan& plan) override {
     if (m_in_flight) throw std::logic_error("karman::comm::MpiHaloExchanger::start: previous exchange not finished");
     const auto started = clock::now();
-    detail::ProfilingRegion region("karman::comm::halo_start");
+    ProfilingRegion region("karman::comm::halo_start");
     compat::fence("karman::comm::MpiHaloExchanger::start");
     m_active = prepare(field, plan);
     m_field = field;
@@ -157,7 +149,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     if (!m_in_flight) throw std::logic_error("karman::comm::MpiHaloExchanger::finish: no exchange started");
     const auto called = clock::now();
     m_counters.overlap_seconds += seconds(m_start_returned, called);
-    detail::ProfilingRegion region("karman::comm::halo_finish");
+    ProfilingRegion region("karman::comm::halo_finish");
     MPI_Waitall(int(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
     m_in_flight = false;
     m_counters.wait_seconds += seconds(called, clock::now());

@@ -14,4 +14,5 @@
 #include <karman/core/memory_block.hpp>
 #include <karman/core/partition.hpp>
 #include <karman/core/periodic_exchange.hpp>
+#include <karman/core/profiling_region.hpp>
 #include <karman/core/version.hpp>
