@@ -1,9 +1,9 @@
 #include <karman/core/backend_traits.hpp>
 #include <karman/core/kokkos_compat.hpp>
 
+#include <unistd.h>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime_api.h>

@@ -1,6 +1,6 @@
 // GoogleTest entry point for single-process tests: Kokkos lives for the whole run.
-#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
