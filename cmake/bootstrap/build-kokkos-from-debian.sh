@@ -15,6 +15,17 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/karman-kokkos.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 echo "karman: building Kokkos 3.4.1 (OpenMP+Serial) and Kokkos Kernels into $prefix (about a minute)"
 
+# Runs a step quietly into its log; on failure shows the log's end (the work folder is removed).
+step() {
+  local log=$1
+  shift
+  if ! "$@" >"$work/$log" 2>&1; then
+    echo "karman: Kokkos bootstrap step failed: $*" >&2
+    tail -n 30 "$work/$log" >&2
+    exit 1
+  fi
+}
+
 # A temporary apt configuration whose only sources are deb-src copies of this machine's own.
 mkdir -p "$work/apt/sources.list.d" "$work/apt/lists/partial" "$work/apt/archives/partial"
 for f in /etc/apt/sources.list.d/*.sources; do
@@ -38,16 +49,16 @@ src=$(ls -d "$work"/src/*/packages)
 common=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DCMAKE_CXX_EXTENSIONS=OFF
   -DBUILD_SHARED_LIBS=ON -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DCMAKE_INSTALL_PREFIX="$prefix"
   -DCMAKE_INSTALL_RPATH="$prefix/lib" -DCMAKE_INSTALL_LIBDIR=lib)
-cmake -S "$src/kokkos" -B "$work/build-kokkos" "${common[@]}" \
+step kokkos-configure.log cmake -S "$src/kokkos" -B "$work/build-kokkos" "${common[@]}" \
   -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON \
-  -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF >"$work/kokkos-configure.log"
-cmake --build "$work/build-kokkos" -j "$jobs" >"$work/kokkos-build.log"
-cmake --install "$work/build-kokkos" >/dev/null
-cmake -S "$src/kokkos-kernels" -B "$work/build-kk" "${common[@]}" -DKokkos_ROOT="$prefix" \
+  -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF
+step kokkos-build.log cmake --build "$work/build-kokkos" -j "$jobs"
+step kokkos-install.log cmake --install "$work/build-kokkos"
+step kk-configure.log cmake -S "$src/kokkos-kernels" -B "$work/build-kk" "${common[@]}" -DKokkos_ROOT="$prefix" \
   -DKokkosKernels_ADD_DEFAULT_ETI=OFF -DKokkosKernels_ENABLE_TESTS=OFF \
-  -DKokkosKernels_ENABLE_EXAMPLES=OFF >"$work/kk-configure.log"
-cmake --build "$work/build-kk" -j "$jobs" >"$work/kk-build.log"
-cmake --install "$work/build-kk" >/dev/null
+  -DKokkosKernels_ENABLE_EXAMPLES=OFF
+step kk-build.log cmake --build "$work/build-kk" -j "$jobs"
+step kk-install.log cmake --install "$work/build-kk"
 basename "$tarball" >"$prefix/SOURCE"
 touch "$stamp"
 echo "karman: Kokkos ready in $prefix"
