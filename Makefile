@@ -19,6 +19,8 @@ else
   KOKKOS_STEP   :=
 endif
 
+MAKEFLAGS += --no-print-directory
+
 # Quiet, unbound OpenMP threads: Kokkos warns at every start when these are unset.
 export OMP_PROC_BIND ?= false
 export OMPI_ALLOW_RUN_AS_ROOT = 1
