@@ -6,8 +6,12 @@ neighbours sends per time step in total; a rank with one neighbour (an end rank 
 sends half of each. Values are populations and s is the number of voxels in one plane across
 the slab axis: (n + 2)^2 for the 3D cavity (slabs along z), n + 2 in 2D (slabs along y).
 
+With --halo-pack every layout packs each transfer into one buffer per neighbour (the classical
+"SoA + pack" of seed 000 Fig. 6): one message per neighbour carrying the crossing populations,
+the Disaggregated row of Table III.
+
 Usage: check_comm_counts.py SUMMARY --ranks 3 --dim 3 --n 10 --steps 4 --lattice d3q19
-                            --layout soa --pattern ab --overlap on
+                            --layout soa --pattern ab --overlap on [--halo-pack]
 Exit status 0 when every check holds, 1 otherwise (each failed check is printed).
 """
 
@@ -28,9 +32,9 @@ for row in TABLE_III.values():
     row["csoa"] = row["disaggregated"]
 
 
-def expected_counts(lattice, layout, plane_voxels, neighbours):
+def expected_counts(lattice, layout, plane_voxels, neighbours, halo_pack):
     """Messages and values a rank with `neighbours` neighbours sends per step."""
-    alpha, beta_per_plane = TABLE_III[lattice][layout]
+    alpha, beta_per_plane = TABLE_III[lattice]["disaggregated" if halo_pack else layout]
     return alpha * neighbours / 2, beta_per_plane * plane_voxels * neighbours / 2
 
 
@@ -65,6 +69,8 @@ def check(summary, args):
     expect(comm.get("overlap") == (overlap and args.ranks > 1),
            f"comm.overlap = {comm.get('overlap')!r}, expected {overlap and args.ranks > 1}")
     expect(isinstance(comm.get("gpu_aware"), bool), f"comm.gpu_aware = {comm.get('gpu_aware')!r}, expected true|false")
+    expect(comm.get("halo_pack") == args.halo_pack,
+           f"comm.halo_pack = {comm.get('halo_pack')!r}, expected {args.halo_pack}")
     per_rank = comm.get("per_rank", [])
     expect(len(per_rank) == args.ranks, f"comm.per_rank has {len(per_rank)} lines, expected {args.ranks}")
 
@@ -75,7 +81,7 @@ def check(summary, args):
             neighbours = 0
         else:
             neighbours = 1 if r in (0, args.ranks - 1) else 2
-        messages, values = expected_counts(args.lattice, args.layout, plane_voxels, neighbours)
+        messages, values = expected_counts(args.lattice, args.layout, plane_voxels, neighbours, args.halo_pack)
         expect(line.get("neighbours") == neighbours,
                f"{where}: neighbours = {line.get('neighbours')!r}, expected {neighbours}")
         got = line.get("messages_sent_per_step")
@@ -106,6 +112,7 @@ def main():
     parser.add_argument("--layout", choices=("aos", "soa", "csoa", "disaggregated"), required=True)
     parser.add_argument("--pattern", choices=("ab", "aa"), required=True)
     parser.add_argument("--overlap", choices=("on", "off"), required=True)
+    parser.add_argument("--halo-pack", action="store_true", help="the run packed every halo transfer")
     args = parser.parse_args()
     try:
         with open(args.summary, encoding="utf-8") as f:
