@@ -148,7 +148,7 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
       if (check) {
         const auto u = flatten(m);
         residual = global_residual(parallel, monitor.update(u), u);
-        const double mass = parallel.sum(solver->local_mass());
+        const double mass = parallel.sum(lbm::total_density(m));
         if (!std::isfinite(mass)) {
           throw Error("karman " + def.name + ": the solution diverged (non-finite density) by step " +
                       std::to_string(step) + "; lower Re or the velocity, or raise the resolution");
@@ -173,7 +173,7 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
   if (!options.no_fields && (options.output_every == 0 || solver->steps() % options.output_every != 0)) {
     write_fields(final_moments);
   }
-  const double mass = parallel.sum(solver->local_mass());
+  const double mass = parallel.sum(lbm::total_density(final_moments));
   const HostSlab h = to_host(final_moments);
   GlobalFields global{setup.global, parallel.gather(h.rho), parallel.gather(h.u[0]), parallel.gather(h.u[1]),
                       parallel.gather(h.u[2])};

@@ -7,7 +7,7 @@
 namespace karman::lbm {
 
 /// D2Q9: i = 3 (c_y + 1) + (c_x + 1).
-struct D2Q9 : LatticeBase<D2Q9, 2, 9, 3> {
+struct D2Q9 : LatticeBase<2, 9, 3> {
   static constexpr const char* name = "d2q9";
   /// Component `axis` (0 = x, 1 = y, 2 = z) of velocity i.
   KOKKOS_INLINE_FUNCTION static constexpr int c(int i, int axis) {

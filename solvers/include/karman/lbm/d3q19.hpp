@@ -7,7 +7,7 @@
 namespace karman::lbm {
 
 /// D3Q19: (c_z, c_y, c_x) lexicographic over the 19 vectors with at most two non-zero components.
-struct D3Q19 : LatticeBase<D3Q19, 3, 19, 5> {
+struct D3Q19 : LatticeBase<3, 19, 5> {
   static constexpr const char* name = "d3q19";
   /// Component `axis` (0 = x, 1 = y, 2 = z) of velocity i.
   KOKKOS_INLINE_FUNCTION static constexpr int c(int i, int axis) {

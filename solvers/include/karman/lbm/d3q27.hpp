@@ -7,7 +7,7 @@
 namespace karman::lbm {
 
 /// D3Q27: i = 9 (c_z + 1) + 3 (c_y + 1) + (c_x + 1).
-struct D3Q27 : LatticeBase<D3Q27, 3, 27, 9> {
+struct D3Q27 : LatticeBase<3, 27, 9> {
   static constexpr const char* name = "d3q27";
   /// Component `axis` (0 = x, 1 = y, 2 = z) of velocity i.
   KOKKOS_INLINE_FUNCTION static constexpr int c(int i, int axis) {

@@ -22,6 +22,9 @@ struct MomentFields {
   Kokkos::View<double**, Kokkos::LayoutLeft> u;  ///< (voxel, axis) velocity; 0 in walls
 };
 
+/// Sum of density over the voxels of `m` (walls hold 0): a rank's share of the total mass.
+double total_density(const MomentFields& m);
+
 /// A solver of one compiled variant on one rank's slab.
 class FlowSolver {
  public:
@@ -32,7 +35,8 @@ class FlowSolver {
   virtual std::int64_t steps() const = 0;
   /// Density and velocity of the owned voxels after the last step (collective under MPI).
   virtual MomentFields moments() = 0;
-  /// Sum of density over this rank's owned fluid voxels (collective under MPI).
+  /// Sum of density over this rank's owned fluid voxels (collective under MPI); callers that
+  /// already hold moments() use total_density() on them instead.
   virtual double local_mass() = 0;
   /// This rank's slab.
   virtual const SlabPartition& partition() const = 0;

@@ -19,8 +19,8 @@ namespace karman::lbm {
 /// Lattice speed of sound squared, c_s^2 = 1/3, for every lattice here.
 inline constexpr double cs2 = 1.0 / 3.0;
 
-/// Shared part of the descriptors; `Derived` provides D, Q, c(i, axis) and w(i).
-template <class Derived, int Dim, int Q_, int CrossingCount>
+/// Shared part of the descriptors; each descriptor adds c(i, axis) and w(i).
+template <int Dim, int Q_, int CrossingCount>
 struct LatticeBase {
   static constexpr int D = Dim;        ///< spatial dimension
   static constexpr int Q = Q_;         ///< number of populations

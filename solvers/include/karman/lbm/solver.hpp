@@ -148,14 +148,7 @@ class Solver final : public FlowSolver {
     return out;
   }
 
-  double local_mass() override {
-    const auto m = moments();
-    double mass = 0;
-    Kokkos::parallel_reduce(
-        "karman::mass", Kokkos::RangePolicy<execution_space>(0, m.rho.extent(0)),
-        KOKKOS_LAMBDA(std::size_t k, double& sum) { sum += m.rho(k); }, mass);
-    return mass;
-  }
+  double local_mass() override { return total_density(moments()); }
 
   const SlabPartition& partition() const override { return m_part; }
   std::size_t population_bytes() const override {
