@@ -4,6 +4,8 @@
 #include <karman/core/error.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/version.hpp>
+#include <karman/lbm/cases/cavity.hpp>
+#include <karman/lbm/cases/channel.hpp>
 #include <karman/lbm/solver_factory.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -28,8 +30,9 @@ void require_names(const char* what, const std::vector<std::string>& names,
 
 int populations(const std::string& lattice) { return lattice == "d2q9" ? 9 : (lattice == "d3q19" ? 19 : 27); }
 
-/// A shear wave in every velocity component (never time on a fluid at rest: METHOD.md), small
-/// enough (Mach 0.03) to stay stable for any number of steps at tau = 0.6.
+/// A shear wave in every velocity component (a fluid at rest would time a kernel whose
+/// arithmetic the compiler or the hardware may shortcut), small enough (Mach 0.03) to stay
+/// stable for any number of steps at tau = 0.6.
 std::function<lbm::FlowState(int, int, int)> shear_waves(int n, bool three_d) {
   constexpr double amplitude = 0.02;
   constexpr double two_pi = 6.283185307179586;
@@ -50,22 +53,48 @@ int resolved_warmup(const BenchOptions& o) {
 }
 int resolved_edge(const BenchOptions& o, const std::string& lattice) { return o.n > 0 ? o.n : default_edge(lattice); }
 
-BenchRecord run_variant(const lbm::Variant& variant, const BenchOptions& o, const CopyBandwidth& copy,
-                        const BackendInfo& info) {
+/// The setup of one benchmark case on an n^3 (n^2 in 2D) box, walls included.
+lbm::SolverSetup case_setup(const std::string& name, const lbm::Variant& variant, int n) {
   const bool three_d = variant.lattice != "d2q9";
-  const int n = resolved_edge(o, variant.lattice);
+  if (name == "cavity") {
+    // Ghia's cavity at Re 100 with the lid at Mach 0.17: the flow develops in every voxel.
+    lbm::cases::CavityParams p;
+    p.dim = three_d ? 3 : 2;
+    p.n = n - 2;
+    p.reynolds = 100;
+    return lbm::cases::cavity_setup(p, variant);
+  }
+  if (name == "channel") {
+    // Walls at y, periodic along z, regularized pressure inlet and outlet at the x ends.
+    lbm::cases::ChannelParams p;
+    p.dim = three_d ? 3 : 2;
+    p.height = n - 2;
+    p.length = n;
+    p.depth = n;
+    p.reynolds = 10;
+    p.drive = lbm::cases::ChannelDrive::pressure_drop;
+    return lbm::cases::channel_setup(p, variant);
+  }
   lbm::SolverSetup setup;
   setup.variant = variant;
   setup.global = three_d ? Extents{n, n, n} : Extents{n, n, 1};
   setup.periodic = {true, true, true};
   setup.initial = shear_waves(n, three_d);
   setup.relaxation.omega = 1.0 / 0.6;
+  return setup;
+}
+
+BenchRecord run_variant(const std::string& case_name, const lbm::Variant& variant, const BenchOptions& o,
+                        const CopyBandwidth& copy, const BackendInfo& info) {
+  const int n = resolved_edge(o, variant.lattice);
+  lbm::SolverSetup setup = case_setup(case_name, variant, n);
   // One rank: the periodic slab halo is a local copy on the kernel's own instance, so a step
   // is one asynchronous sequence of launches with no host synchronisation.
   setup.overlap = false;
   auto solver = lbm::make_solver(setup);
 
   BenchRecord r;
+  r.case_name = case_name;
   r.lattice = variant.lattice;
   r.precision = variant.precision;
   r.layout = variant.layout;
@@ -144,6 +173,7 @@ void validate(const BenchOptions& o) {
   require_names("layout", o.layouts, {"aos", "soa", "csoa", "disaggregated"});
   require_names("pattern", o.patterns, {"ab", "aa"});
   require_names("collision", o.collisions, {"bgk", "trt"});
+  require_names("case", o.cases, {"box", "cavity", "channel"});
   for (const auto& lattice : o.lattices) {
     if (lattice == "d2q9") {
       require_in_range("karman bench", "n (2D edge)", resolved_edge(o, lattice), 4, 65536);
@@ -172,20 +202,21 @@ std::vector<BenchRecord> run_bench(const BenchOptions& options, const CopyBandwi
   validate(options);
   const BackendInfo info = backend_info();
   std::vector<BenchRecord> records;
-  for (const auto& lattice : options.lattices)
-    for (const auto& precision : options.precisions)
-      for (const auto& layout : options.layouts)
-        for (const auto& pattern : options.patterns)
-          for (const auto& collision : options.collisions) {
-            lbm::Variant v;
-            v.lattice = lattice;
-            v.precision = precision;
-            v.layout = layout;
-            v.pattern = pattern;
-            v.collision = collision;
-            records.push_back(run_variant(v, options, copy, info));
-            if (on_record) on_record(records.back());
-          }
+  for (const auto& case_name : options.cases)
+    for (const auto& lattice : options.lattices)
+      for (const auto& precision : options.precisions)
+        for (const auto& layout : options.layouts)
+          for (const auto& pattern : options.patterns)
+            for (const auto& collision : options.collisions) {
+              lbm::Variant v;
+              v.lattice = lattice;
+              v.precision = precision;
+              v.layout = layout;
+              v.pattern = pattern;
+              v.collision = collision;
+              records.push_back(run_variant(case_name, v, options, copy, info));
+              if (on_record) on_record(records.back());
+            }
   return records;
 }
 

@@ -73,9 +73,15 @@ void add_bench_command(CLI::App& app) {
   auto state = std::make_shared<CommandState>();
   CLI::App* cmd = app.add_subcommand(
       "bench",
-      "Benchmark the stream-collide kernel on a fully periodic box: MLUPS, bytes per update, GB/s and % of a "
-      "copy measured in the same process");
+      "Benchmark the stream-collide kernels on a fully periodic box or a real case with walls: MLUPS, bytes per "
+      "update, GB/s and % of a copy measured in the same process");
   BenchOptions& o = state->options;
+  cmd->add_option("--case", o.cases,
+                  "Cases, comma-separated: box (periodic fluid), cavity (lid-driven, walls on every side), channel "
+                  "(walls, regularized pressure inlet and outlet); each on an n^3 (n^2) box, walls included")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"box", "cavity", "channel"}))
+      ->capture_default_str();
   cmd->add_option("--lattice", o.lattices, "Lattices, comma-separated")
       ->delimiter(',')
       ->check(CLI::IsMember({"d2q9", "d3q19", "d3q27"}))

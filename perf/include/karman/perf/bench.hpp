@@ -1,9 +1,12 @@
 #pragma once
 /// \file bench.hpp
-/// `karman bench`: the dense periodic-box benchmark of every solver variant. Each variant runs
-/// a fully periodic all-fluid box (no flag word, no force: bytes per update = 2 Q sizeof(T)),
-/// warms up, then times fenced samples of steps; its speed is set against the copy bandwidth
-/// measured in the same process (copy_bandwidth.hpp).
+/// `karman bench`: the dense benchmark of every solver variant. Each variant runs a case on an
+/// n^3 (or n^2) box — the fully periodic all-fluid box (no flag word, no force: bytes per
+/// update = 2 Q sizeof(T)), or a real case with walls: the lid-driven cavity, or the channel
+/// between walls with a regularized pressure inlet and outlet — warms up, then times fenced
+/// samples of steps; its speed is set against the copy bandwidth measured in the same process
+/// (copy_bandwidth.hpp). Every voxel of the box counts as one update, walls included, as the
+/// box's do.
 
 #include <karman/perf/copy_bandwidth.hpp>
 
@@ -23,6 +26,7 @@ struct BenchOptions {
   std::vector<std::string> layouts{"aos", "soa", "csoa", "disaggregated"};  ///< layouts
   std::vector<std::string> patterns{"ab", "aa"};                            ///< ab | aa
   std::vector<std::string> collisions{"bgk"};                               ///< bgk | trt
+  std::vector<std::string> cases{"box"};                                    ///< box | cavity | channel
   int n = 0;                   ///< box edge: n x n (2D) or n x n x n (3D); 0: default_edge(lattice)
   int steps = 0;               ///< timed steps per sample (even: AA alternates two step kinds); 0: default_steps()
   int warmup = -1;             ///< untimed steps first; negative: steps / 5 (even, at least 2)
@@ -33,6 +37,7 @@ struct BenchOptions {
 
 /// One measured variant (the fields of the JSON record, in order).
 struct BenchRecord {
+  std::string case_name;                                       ///< box | cavity | channel
   std::string lattice, precision, layout, pattern, collision;  ///< the variant
   int n = 0;                                                   ///< box edge
   std::int64_t voxels = 0;                                     ///< voxels updated per step (n^2 or n^3)

@@ -2,7 +2,8 @@
 /// \file solver.hpp
 /// The dense LBM solver of one compiled variant on one rank's slab: population lattices,
 /// flags, the time step with optional interior/shared overlap around the halo exchange
-/// (seed 000 Fig. 4b; seed 001 MPI recipe), and moments.
+/// (Meneghin & Mahmoud Fig. 4b; Karrer's MPI recipe), and moments. Bulk and boundary voxels
+/// run separate kernels (update_schedule.hpp).
 
 #include <karman/core/error.hpp>
 #include <karman/core/field.hpp>
@@ -13,6 +14,7 @@
 #include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/solver_setup.hpp>
 #include <karman/lbm/stream_collide.hpp>
+#include <karman/lbm/update_schedule.hpp>
 #if KARMAN_ENABLE_MPI
 #include <karman/comm/mpi_halo_exchanger.hpp>
 #endif
@@ -86,10 +88,15 @@ void build_initial_state(const SlabPartition& part, const SolverSetup& setup, st
 /// Throws karman::Error unless `name` is one of `accepted`.
 void require_name(const char* what, const std::string& name, std::initializer_list<const char*> accepted);
 
-/// One compiled variant.
-template <class L, class T, class Layout, class Collision, Pattern P, class Feat,
+/// One compiled variant. `Forced` compiles the Guo force terms in; a case without a body
+/// force runs without them.
+template <class L, class T, class Layout, class Collision, Pattern P, bool Forced,
           class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class Solver final : public FlowSolver {
+  /// Kernel features of the voxels with no boundary in their stencil, and of all others.
+  using BulkFeatures = Features<false, Forced>;
+  using BoundaryFeatures = Features<true, Forced>;
+
  public:
   using field_type = Field<T, Layout, MemorySpace>;
   using execution_space = typename MemorySpace::execution_space;
@@ -108,12 +115,14 @@ class Solver final : public FlowSolver {
     for (int d = 0; d < 3; ++d) m_force[d] = T(setup.relaxation.force[d]);
     m_f[0] = field_type("karman::populations_a", m_part.groups(), L::Q);
     if constexpr (P == Pattern::ab) m_f[1] = field_type("karman::populations_b", m_part.groups(), L::Q);
-    if constexpr (Feat::flags) {
+    // A box with no geometry is all fluid: flag words of zero, every voxel bulk.
+    m_flags = Kokkos::View<flag_t*, MemorySpace>("karman::flags", std::size_t(m_part.local_size()));
+    if (setup.geometry || !periodic_box(setup)) {
       const auto host = build_flags(m_part, setup, velocity_set<L>());
-      m_flags = Kokkos::View<flag_t*, MemorySpace>("karman::flags", host.size());
       Kokkos::deep_copy(m_flags,
                         Kokkos::View<const flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                             host.data(), host.size()));
+      m_schedule = UpdateSchedule<MemorySpace>(host, m_part.owned());
     }
     initialize(setup);
   }
@@ -154,7 +163,9 @@ class Solver final : public FlowSolver {
   std::size_t population_bytes() const override {
     return std::size_t(P == Pattern::ab ? 2 : 1) * std::size_t(m_f[0].view().extent(0)) * sizeof(T);
   }
-  std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(T) + (Feat::flags ? sizeof(flag_t) : 0); }
+  /// The bulk kernel's traffic: the boundary kernel's flag word (a few per cent of the voxels)
+  /// and the bulk bitmask (one bit a voxel) are left out.
+  std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(T); }
   int populations() const override { return L::Q; }
   std::string description() const override {
     return std::string(L::name) + "/" + (sizeof(T) == 4 ? "float" : "double") + "/" + Layout::name + "/" +
@@ -174,6 +185,8 @@ class Solver final : public FlowSolver {
 
   /// The population lattice the next step reads (for tests and checkpoints).
   const field_type& populations_field() const { return m_f[0]; }
+  /// Which voxels run the bulk and which the boundary kernel.
+  const UpdateSchedule<MemorySpace>& schedule() const { return m_schedule; }
 
  private:
 #if KARMAN_ENABLE_MPI
@@ -182,9 +195,27 @@ class Solver final : public FlowSolver {
   }
 #endif
 
-  template <StepKind K>
+  static bool periodic_box(const SolverSetup& setup) {
+    return setup.periodic[0] && setup.periodic[1] && setup.periodic[2];
+  }
+
+  template <StepKind K, class Feat>
   PopulationAccess<L, T, Layout, MemorySpace, K, Feat> access() const {
     return {m_f[0], P == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_part.local().nx, m_part.local().ny};
+  }
+
+  template <StepKind K, class Feat>
+  StreamCollide<L, T, Layout, MemorySpace, Collision, K, Feat> kernel() const {
+    StreamCollide<L, T, Layout, MemorySpace, Collision, K, Feat> k{access<K, Feat>(), m_omega, m_omega_minus, {}};
+    for (int d = 0; d < 3; ++d) k.force[d] = m_force[d];
+    return k;
+  }
+
+  /// Bulk and boundary kernels over `range` on `space`.
+  template <StepKind K>
+  void update(const char* label, const VoxelRange& range, const execution_space& space) const {
+    m_schedule.template run<StreamCollideLaunch>(label, range, space, kernel<K, BulkFeatures>(),
+                                                 kernel<K, BoundaryFeatures>());
   }
 
   /// One step: exchange, then the kernel over owned voxels, interior first when overlapping.
@@ -194,12 +225,10 @@ class Solver final : public FlowSolver {
   /// m_spaces are other streams, which nothing would order against the copies).
   template <StepKind K>
   void step(const HaloPlan& plan) {
-    StreamCollide<L, T, Layout, MemorySpace, Collision, K, Feat> kernel{access<K>(), m_omega, m_omega_minus, {}};
-    for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
     const char* label = "karman::stream_collide";
     const execution_space in_order;
     if (!m_exchanger) {
-      for_each<StreamCollideLaunch>(label, m_part.owned(), in_order, kernel);
+      update<K>(label, m_part.owned(), in_order);
       return;
     }
     Kokkos::Profiling::pushRegion("karman::halo_start");
@@ -209,21 +238,18 @@ class Solver final : public FlowSolver {
       Kokkos::Profiling::pushRegion("karman::halo_finish");
       m_exchanger->finish();
       Kokkos::Profiling::popRegion();
-      for_each<StreamCollideLaunch>(label, m_part.owned(), in_order, kernel);
+      update<K>(label, m_part.owned(), in_order);
       return;
     }
-    for_each<StreamCollideLaunch>("karman::stream_collide_interior", m_part.group(Group::interior), m_spaces[0],
-                                  kernel);
+    update<K>("karman::stream_collide_interior", m_part.group(Group::interior), m_spaces[0]);
     Kokkos::Profiling::pushRegion("karman::halo_finish");
     m_exchanger->finish();
     // A local periodic exchanger's copies are on the default instance: the shared kernels on
     // m_spaces[1] read what they wrote.
     compat::fence(in_order, "karman::halo_copied");
     Kokkos::Profiling::popRegion();
-    for_each<StreamCollideLaunch>("karman::stream_collide_shared_lo", m_part.group(Group::shared_lo), m_spaces[1],
-                                  kernel);
-    for_each<StreamCollideLaunch>("karman::stream_collide_shared_hi", m_part.group(Group::shared_hi), m_spaces[1],
-                                  kernel);
+    update<K>("karman::stream_collide_shared_lo", m_part.group(Group::shared_lo), m_spaces[1]);
+    update<K>("karman::stream_collide_shared_hi", m_part.group(Group::shared_hi), m_spaces[1]);
     compat::fence(m_spaces[1], "karman::shared_done");
     compat::fence(m_spaces[0], "karman::interior_done");
   }
@@ -234,7 +260,8 @@ class Solver final : public FlowSolver {
       m_exchanger->start(m_f[0], plan);
       m_exchanger->finish();
     }
-    Moments<L, T, Layout, MemorySpace, K, Feat> kernel{access<K>(), out.rho, out.u, m_part.owned().begin, {}};
+    Moments<L, T, Layout, MemorySpace, K, BoundaryFeatures> kernel{
+        access<K, BoundaryFeatures>(), out.rho, out.u, m_part.owned().begin, {}};
     for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
     // On the default instance, after the exchanger's copies (see step()).
     const execution_space in_order;
@@ -270,6 +297,7 @@ class Solver final : public FlowSolver {
   std::vector<execution_space> m_spaces;
   field_type m_f[2];
   Kokkos::View<flag_t*, MemorySpace> m_flags;
+  UpdateSchedule<MemorySpace> m_schedule;
   std::int64_t m_steps = 0;
 };
 

@@ -38,19 +38,19 @@ std::unique_ptr<HaloExchanger<FieldType>> make_exchanger(const SolverSetup& setu
   return nullptr;
 }
 
-template <class L, class T, class Layout, class Collision, Pattern P, class Feat>
+template <class L, class T, class Layout, class Collision, Pattern P, bool Forced>
 std::unique_ptr<FlowSolver> build(const SolverSetup& setup) {
-  using S = Solver<L, T, Layout, Collision, P, Feat>;
+  using S = Solver<L, T, Layout, Collision, P, Forced>;
   return std::make_unique<S>(setup, make_exchanger<typename S::field_type>(setup));
 }
 
+/// The Guo force terms are compiled in only for a case with a body force.
 template <class L, class T, class Layout, class Collision, Pattern P>
 std::unique_ptr<FlowSolver> with_features(const SolverSetup& setup) {
   const bool forced =
       setup.relaxation.force[0] != 0 || setup.relaxation.force[1] != 0 || setup.relaxation.force[2] != 0;
-  // Fully periodic fluid boxes need no flag word and no force terms: fewer bytes per update.
-  if (!setup.geometry && !forced) return build<L, T, Layout, Collision, P, Features<false, false>>(setup);
-  return build<L, T, Layout, Collision, P, Features<true, true>>(setup);
+  if (forced) return build<L, T, Layout, Collision, P, true>(setup);
+  return build<L, T, Layout, Collision, P, false>(setup);
 }
 
 template <class L, class T, class Layout, class Collision>

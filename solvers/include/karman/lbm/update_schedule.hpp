@@ -1,0 +1,79 @@
+#pragma once
+/// \file update_schedule.hpp
+/// Which kernel updates which voxel. Voxels are classified once, at set-up, from their flag
+/// words: *bulk* voxels are fluid and pull every population from a fluid neighbour, so they
+/// run the kernel of a periodic fluid box (no flag word, no boundary code, few registers);
+/// *boundary* voxels (next to a wall, or inlets and outlets) run the kernel that handles every
+/// boundary kind; solid voxels run nothing. This is Meneghin & Mahmoud's split of boundary and
+/// non-boundary work into separate kernels (§IV, Table II) applied to the dense grid: the bulk
+/// is marked by a bitmask, the boundary voxels (a few per cent of a box) are a sorted list.
+/// Every voxel of a slot is read and written by one voxel within a step (stream_collide.hpp),
+/// so the two kernels may run in either order: the split is a schedule, not new physics.
+
+#include <karman/core/for_each.hpp>
+#include <karman/core/voxel_list.hpp>
+#include <karman/core/voxel_mask.hpp>
+#include <karman/lbm/cell_flags.hpp>
+
+#include <string>
+#include <vector>
+
+namespace karman::lbm {
+
+/// True when a voxel of flag word `fl` runs the bulk kernel: fluid, no population from a
+/// non-fluid source.
+constexpr bool is_bulk(flag_t fl) { return flags::kind(fl) == CellKind::fluid && flags::mask(fl) == 0; }
+
+/// The bulk/boundary classification of one rank's voxels and the launches that follow it.
+template <class MemorySpace>
+class UpdateSchedule {
+ public:
+  /// Every voxel is bulk: a box with no flag field.
+  UpdateSchedule() = default;
+
+  /// Classifies the voxels of `owned` from the flag words of every local voxel.
+  UpdateSchedule(const std::vector<flag_t>& flag_words, const VoxelRange& owned) : m_split(true) {
+    std::vector<bool> bulk(flag_words.size(), false);
+    std::vector<index_t> boundary;
+    for (index_t v = owned.begin; v < owned.end; ++v) {
+      const flag_t fl = flag_words[std::size_t(v)];
+      if (is_bulk(fl)) {
+        bulk[std::size_t(v)] = true;
+        ++m_bulk_voxels;
+      } else if (flags::kind(fl) != CellKind::solid) {
+        boundary.push_back(v);
+      }
+    }
+    m_bulk = VoxelMask<MemorySpace>("karman::bulk_voxels", bulk);
+    m_boundary = VoxelList<MemorySpace>("karman::boundary_voxels", boundary);
+  }
+
+  /// Runs `bulk(v)` on the bulk voxels and `boundary(v)` on the boundary voxels of `range`,
+  /// one after the other on `space` (asynchronous). Without a classification, `bulk` runs on
+  /// every voxel of the range. Kernel names are `label` + "_bulk" / "_boundary".
+  template <class... Properties, class ExecutionSpace, class Bulk, class Boundary>
+  void run(const std::string& label, const VoxelRange& range, const ExecutionSpace& space, const Bulk& bulk,
+           const Boundary& boundary) const {
+    if (!m_split) {
+      for_each<Properties...>(label, range, space, bulk);
+      return;
+    }
+    for_each<Properties...>(label + "_bulk", range, m_bulk, space, bulk);
+    for_each<Properties...>(label + "_boundary", m_boundary, range, space, boundary);
+  }
+
+  /// True when voxels were classified (a case with a flag field).
+  bool split() const { return m_split; }
+  /// Voxels the bulk kernel updates (of the classified range; 0 without a classification).
+  index_t bulk_voxels() const { return m_bulk_voxels; }
+  /// Voxels the boundary kernel updates.
+  index_t boundary_voxels() const { return m_boundary.size(); }
+
+ private:
+  bool m_split = false;
+  index_t m_bulk_voxels = 0;
+  VoxelMask<MemorySpace> m_bulk;
+  VoxelList<MemorySpace> m_boundary;
+};
+
+}  // namespace karman::lbm

@@ -1,0 +1,116 @@
+// The bulk/boundary split is a schedule: every owned non-solid voxel is updated exactly once
+// per launch over the owned voxels, and once over the interior and shared groups together; the
+// bulk kernel gets exactly the voxels whose stencil holds no boundary. Counted by running the
+// solver's own schedule with counting functors in place of the stream-collide kernels.
+#include <karman/core/layouts.hpp>
+#include <karman/lbm/cases/cavity.hpp>
+#include <karman/lbm/cases/channel.hpp>
+#include <karman/lbm/lattices.hpp>
+#include <karman/lbm/solver.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace karman;
+using namespace karman::lbm;
+using MemorySpace = Kokkos::DefaultExecutionSpace::memory_space;
+
+/// Adds one to counts(v) for every voxel it is called on.
+struct CountUpdates {
+  Kokkos::View<int*, MemorySpace> counts;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const { Kokkos::atomic_add(&counts(v), 1); }
+};
+
+struct Counts {
+  std::vector<int> bulk, boundary;
+};
+
+/// Runs `schedule` over `ranges` with counting kernels; returns per-voxel counts of each kernel.
+Counts count(const UpdateSchedule<MemorySpace>& schedule, index_t voxels, const std::vector<VoxelRange>& ranges) {
+  Kokkos::View<int*, MemorySpace> bulk("bulk", voxels), boundary("boundary", voxels);
+  const Kokkos::DefaultExecutionSpace space;
+  for (const VoxelRange& r : ranges)
+    schedule.run("karman::test::count", r, space, CountUpdates{bulk}, CountUpdates{boundary});
+  space.fence();
+  Counts out{std::vector<int>(std::size_t(voxels)), std::vector<int>(std::size_t(voxels))};
+  Kokkos::deep_copy(
+      Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out.bulk.data(), out.bulk.size()),
+      bulk);
+  Kokkos::deep_copy(Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out.boundary.data(),
+                                                                                                   out.boundary.size()),
+                    boundary);
+  return out;
+}
+
+/// Checks the counts of a launch over the owned voxels against the flag words.
+template <class L>
+void expect_each_voxel_once(const SolverSetup& setup, const std::string& what) {
+  Solver<L, double, SoA, BGK, Pattern::ab, false> solver(setup, nullptr);
+  const SlabPartition& part = solver.partition();
+  const auto flag_words = build_flags(part, setup, velocity_set<L>());
+  ASSERT_TRUE(solver.schedule().split()) << what;
+  const VoxelRange owned = part.owned();
+  const std::vector<std::vector<VoxelRange>> launches = {
+      {owned}, {part.group(Group::interior), part.group(Group::shared_lo), part.group(Group::shared_hi)}};
+  for (const auto& ranges : launches) {
+    const Counts c = count(solver.schedule(), part.local_size(), ranges);
+    index_t bulk = 0, boundary = 0;
+    for (index_t v = 0; v < part.local_size(); ++v) {
+      const auto k = std::size_t(v);
+      const bool is_owned = v >= owned.begin && v < owned.end;
+      const bool solid = flags::kind(flag_words[k]) == CellKind::solid;
+      const int expected_bulk = is_owned && is_bulk(flag_words[k]) ? 1 : 0;
+      const int expected_boundary = is_owned && !solid && !is_bulk(flag_words[k]) ? 1 : 0;
+      ASSERT_EQ(c.bulk[k], expected_bulk) << what << ": bulk updates of voxel " << v;
+      ASSERT_EQ(c.boundary[k], expected_boundary) << what << ": boundary updates of voxel " << v;
+      bulk += c.bulk[k];
+      boundary += c.boundary[k];
+    }
+    EXPECT_EQ(bulk, solver.schedule().bulk_voxels()) << what;
+    EXPECT_EQ(boundary, solver.schedule().boundary_voxels()) << what;
+    EXPECT_GT(bulk, 0) << what;
+    EXPECT_GT(boundary, 0) << what;
+  }
+}
+
+TEST(UpdateSchedule, CavityVoxelsUpdatedExactlyOnce) {
+  cases::CavityParams p;
+  p.reynolds = 10;
+  p.dim = 2;
+  p.n = 13;
+  expect_each_voxel_once<D2Q9>(cases::cavity_setup(p, {}), "2D cavity");
+  p.dim = 3;
+  p.n = 9;
+  expect_each_voxel_once<D3Q19>(cases::cavity_setup(p, Variant{"d3q19", "double", "soa", "bgk", "ab"}), "3D cavity");
+}
+
+TEST(UpdateSchedule, ChannelWithOpenBoundariesAndPeriodicAxis) {
+  cases::ChannelParams p;
+  p.dim = 3;
+  p.height = 6;
+  p.length = 10;
+  p.depth = 5;
+  p.drive = cases::ChannelDrive::pressure_drop;
+  expect_each_voxel_once<D3Q27>(cases::channel_setup(p, Variant{"d3q27", "double", "soa", "bgk", "ab"}),
+                                "3D pressure-driven channel");
+}
+
+TEST(UpdateSchedule, PeriodicBoxIsAllBulkWithoutAMask) {
+  SolverSetup s;
+  s.global = {6, 5, 1};
+  s.periodic = {true, true, true};
+  Solver<D2Q9, double, SoA, BGK, Pattern::ab, false> solver(s, nullptr);
+  EXPECT_FALSE(solver.schedule().split());
+  const Counts c = count(solver.schedule(), solver.partition().local_size(), {solver.partition().owned()});
+  for (index_t v = 0; v < solver.partition().local_size(); ++v) {
+    const bool is_owned = v >= solver.partition().owned().begin && v < solver.partition().owned().end;
+    EXPECT_EQ(c.bulk[std::size_t(v)], is_owned ? 1 : 0) << "voxel " << v;
+    EXPECT_EQ(c.boundary[std::size_t(v)], 0) << "voxel " << v;
+  }
+}
+
+}  // namespace
