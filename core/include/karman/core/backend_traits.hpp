@@ -27,9 +27,13 @@ namespace karman {
 /// Defaults for an execution space: the CSoA chunk size that keeps one chunk of one component
 /// a full coalesced transaction (warp of 32 on CUDA, wavefront of 64 on HIP, a few SIMD lanes
 /// on CPUs).
+///
+/// `transaction_bytes` is the smallest unit of memory traffic: a 32-byte sector on GPUs, a
+/// 64-byte cache line on CPUs. Work on fewer consecutive bytes still moves that much.
 template <class ExecutionSpace>
 struct BackendTraits {
   static constexpr int csoa_alpha = 8;
+  static constexpr int transaction_bytes = 64;
   static constexpr bool is_gpu = false;
 };
 
@@ -37,6 +41,7 @@ struct BackendTraits {
 template <>
 struct BackendTraits<Kokkos::Cuda> {
   static constexpr int csoa_alpha = 32;
+  static constexpr int transaction_bytes = 32;
   static constexpr bool is_gpu = true;
 };
 #endif
@@ -50,6 +55,7 @@ template <>
 struct BackendTraits<Kokkos::Experimental::HIP> {
 #endif
   static constexpr int csoa_alpha = 64;
+  static constexpr int transaction_bytes = 32;
   static constexpr bool is_gpu = true;
 };
 #endif

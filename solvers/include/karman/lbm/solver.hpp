@@ -122,7 +122,7 @@ class Solver final : public FlowSolver {
       Kokkos::deep_copy(m_flags,
                         Kokkos::View<const flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                             host.data(), host.size()));
-      m_schedule = UpdateSchedule<MemorySpace>(host, m_part.owned());
+      m_schedule = UpdateSchedule<MemorySpace>(host, m_part.owned(), schedule_tile());
     }
     initialize(setup);
   }
@@ -194,6 +194,12 @@ class Solver final : public FlowSolver {
     return dynamic_cast<const comm::MpiHaloExchanger<field_type>*>(m_exchanger.get());
   }
 #endif
+
+  /// Voxels whose populations fill one memory transaction (update_schedule.hpp).
+  static constexpr int schedule_tile() {
+    constexpr int voxels = BackendTraits<execution_space>::transaction_bytes / int(sizeof(T));
+    return voxels > 1 ? voxels : 1;
+  }
 
   static bool periodic_box(const SolverSetup& setup) {
     return setup.periodic[0] && setup.periodic[1] && setup.periodic[2];

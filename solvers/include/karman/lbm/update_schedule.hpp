@@ -7,14 +7,23 @@
 /// boundary kind; solid voxels run nothing. This is Meneghin & Mahmoud's split of boundary and
 /// non-boundary work into separate kernels (§IV, Table II) applied to the dense grid: the bulk
 /// is marked by a bitmask, the boundary voxels (a few per cent of a box) are a sorted list.
+///
+/// The classification is made per tile of consecutive voxels, as many as fill one memory
+/// transaction of a population (BackendTraits::transaction_bytes): a tile runs the bulk kernel
+/// only when all its voxels are bulk, otherwise every non-solid voxel of it runs the boundary
+/// kernel. Voxels next to a wall across x sit alone in their row, and a kernel over them alone
+/// would read and write a whole transaction for every 4-byte population; in whole tiles the
+/// boundary kernel's accesses stay as coalesced as the bulk kernel's.
 /// Every voxel of a slot is read and written by one voxel within a step (stream_collide.hpp),
 /// so the two kernels may run in either order: the split is a schedule, not new physics.
 
+#include <karman/core/error.hpp>
 #include <karman/core/for_each.hpp>
 #include <karman/core/voxel_list.hpp>
 #include <karman/core/voxel_mask.hpp>
 #include <karman/lbm/cell_flags.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -31,17 +40,23 @@ class UpdateSchedule {
   /// Every voxel is bulk: a box with no flag field.
   UpdateSchedule() = default;
 
-  /// Classifies the voxels of `owned` from the flag words of every local voxel.
-  UpdateSchedule(const std::vector<flag_t>& flag_words, const VoxelRange& owned) : m_split(true) {
+  /// Classifies the voxels of `owned` from the flag words of every local voxel, in aligned
+  /// tiles of `tile` voxels.
+  UpdateSchedule(const std::vector<flag_t>& flag_words, const VoxelRange& owned, int tile) : m_split(true) {
+    require_in_range("karman::lbm::UpdateSchedule", "tile", tile, 1, 1 << 16);
     std::vector<bool> bulk(flag_words.size(), false);
     std::vector<index_t> boundary;
-    for (index_t v = owned.begin; v < owned.end; ++v) {
-      const flag_t fl = flag_words[std::size_t(v)];
-      if (is_bulk(fl)) {
-        bulk[std::size_t(v)] = true;
-        ++m_bulk_voxels;
-      } else if (flags::kind(fl) != CellKind::solid) {
-        boundary.push_back(v);
+    for (index_t first = owned.begin / tile * tile; first < owned.end; first += tile) {
+      const index_t begin = std::max(first, owned.begin), end = std::min(first + tile, owned.end);
+      bool all_bulk = true;
+      for (index_t v = begin; v < end; ++v) all_bulk = all_bulk && is_bulk(flag_words[std::size_t(v)]);
+      for (index_t v = begin; v < end; ++v) {
+        if (all_bulk) {
+          bulk[std::size_t(v)] = true;
+          ++m_bulk_voxels;
+        } else if (flags::kind(flag_words[std::size_t(v)]) != CellKind::solid) {
+          boundary.push_back(v);
+        }
       }
     }
     m_bulk = VoxelMask<MemorySpace>("karman::bulk_voxels", bulk);
