@@ -82,6 +82,12 @@ void add_bench_command(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::IsMember({"box", "cavity", "channel"}))
       ->capture_default_str();
+  cmd->add_option("--schedule", o.schedules,
+                  "Schedules of cases with walls, comma-separated: split (bulk and boundary voxels by separate "
+                  "kernels) or fused (one kernel reading every voxel's flag word)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"split", "fused"}))
+      ->capture_default_str();
   cmd->add_option("--lattice", o.lattices, "Lattices, comma-separated")
       ->delimiter(',')
       ->check(CLI::IsMember({"d2q9", "d3q19", "d3q27"}))

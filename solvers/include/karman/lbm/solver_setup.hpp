@@ -6,6 +6,7 @@
 #include <karman/core/extents.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/collision.hpp>
+#include <karman/lbm/update_schedule.hpp>
 
 #if KARMAN_ENABLE_MPI
 #include <karman/comm/gpu_aware.hpp>
@@ -50,9 +51,10 @@ struct SolverSetup {
   BoundaryTable boundaries{};                             ///< wall velocities, inlet/outlet values
   std::function<FlowState(int x, int y, int z)> initial;  ///< empty: rest at rho = 1
   RelaxationParams relaxation{};
-  int rank = 0;         ///< this rank's slab
-  int ranks = 1;        ///< number of slabs
-  bool overlap = true;  ///< interior/shared split around the halo exchange
+  int rank = 0;                         ///< this rank's slab
+  int ranks = 1;                        ///< number of slabs
+  bool overlap = true;                  ///< interior/shared split around the halo exchange
+  Schedule schedule = Schedule::split;  ///< bulk/boundary kernels apart or one flagged kernel
 #if KARMAN_ENABLE_MPI
   /// Ranks sharing the box; MPI_COMM_NULL for a single process without MPI halos.
   MPI_Comm communicator = MPI_COMM_NULL;

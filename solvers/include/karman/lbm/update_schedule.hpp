@@ -29,6 +29,12 @@
 
 namespace karman::lbm {
 
+/// How a case with boundaries runs its voxels (Meneghin & Mahmoud Table II compares the two).
+enum class Schedule {
+  split,  ///< bulk voxels by the bulk kernel, boundary voxels by the boundary kernel, concurrently
+  fused,  ///< every voxel by the boundary kernel, which reads the flag word of each
+};
+
 /// True when a voxel of flag word `fl` runs the bulk kernel: fluid, no population from a
 /// non-fluid source.
 constexpr bool is_bulk(flag_t fl) { return flags::kind(fl) == CellKind::fluid && flags::mask(fl) == 0; }
@@ -42,7 +48,8 @@ class UpdateSchedule {
 
   /// Classifies the voxels of `owned` from the flag words of every local voxel, in aligned
   /// tiles of `tile` voxels.
-  UpdateSchedule(const std::vector<flag_t>& flag_words, const VoxelRange& owned, int tile) : m_split(true) {
+  UpdateSchedule(const std::vector<flag_t>& flag_words, const VoxelRange& owned, int tile, Schedule mode)
+      : m_mode(mode), m_classified(true) {
     require_in_range("karman::lbm::UpdateSchedule", "tile", tile, 1, 1 << 16);
     std::vector<bool> bulk(flag_words.size(), false);
     std::vector<index_t> boundary;
@@ -63,29 +70,36 @@ class UpdateSchedule {
     m_boundary = VoxelList<MemorySpace>("karman::boundary_voxels", boundary);
   }
 
-  /// Runs `bulk(v)` on the bulk voxels and `boundary(v)` on the boundary voxels of `range`,
-  /// one after the other on `space` (asynchronous). Without a classification, `bulk` runs on
-  /// every voxel of the range. Kernel names are `label` + "_bulk" / "_boundary".
+  /// Runs `bulk(v)` on the bulk voxels of `range` on `bulk_space` and `boundary(v)` on its
+  /// boundary voxels on `boundary_space` (asynchronous; the boundary kernel is launched first so
+  /// that, on its own instance, it runs beside the bulk rather than after it). Without a
+  /// classification `bulk` runs on every voxel; fused, `boundary` does, on `bulk_space`.
+  /// Kernel names are `label` + "_bulk" / "_boundary".
   template <class... Properties, class ExecutionSpace, class Bulk, class Boundary>
-  void run(const std::string& label, const VoxelRange& range, const ExecutionSpace& space, const Bulk& bulk,
-           const Boundary& boundary) const {
-    if (!m_split) {
-      for_each<Properties...>(label, range, space, bulk);
-      return;
+  void run(const std::string& label, const VoxelRange& range, const ExecutionSpace& bulk_space,
+           const ExecutionSpace& boundary_space, const Bulk& bulk, const Boundary& boundary) const {
+    if (!m_classified) {
+      for_each<Properties...>(label, range, bulk_space, bulk);
+    } else if (m_mode == Schedule::fused) {
+      for_each<Properties...>(label + "_boundary", range, bulk_space, boundary);
+    } else {
+      for_each<Properties...>(label + "_boundary", m_boundary, range, boundary_space, boundary);
+      for_each<Properties...>(label + "_bulk", range, m_bulk, bulk_space, bulk);
     }
-    for_each<Properties...>(label + "_bulk", range, m_bulk, space, bulk);
-    for_each<Properties...>(label + "_boundary", m_boundary, range, space, boundary);
   }
 
   /// True when voxels were classified (a case with a flag field).
-  bool split() const { return m_split; }
+  bool split() const { return m_classified && m_mode == Schedule::split; }
+  /// True when the boundary kernel has voxels to run beside the bulk kernel.
+  bool concurrent() const { return split() && m_boundary.size() > 0; }
   /// Voxels the bulk kernel updates (of the classified range; 0 without a classification).
   index_t bulk_voxels() const { return m_bulk_voxels; }
   /// Voxels the boundary kernel updates.
   index_t boundary_voxels() const { return m_boundary.size(); }
 
  private:
-  bool m_split = false;
+  Schedule m_mode = Schedule::split;
+  bool m_classified = false;
   index_t m_bulk_voxels = 0;
   VoxelMask<MemorySpace> m_bulk;
   VoxelList<MemorySpace> m_boundary;
