@@ -6,6 +6,7 @@
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
 #include <karman/core/field.hpp>
+#include <karman/core/field_value.hpp>
 #include <karman/core/for_each.hpp>
 #include <karman/core/group.hpp>
 #include <karman/core/halo_plan.hpp>
