@@ -13,6 +13,7 @@
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/layouts.hpp>
 #include <karman/core/memory_block.hpp>
+#include <karman/core/neighbours.hpp>
 #include <karman/core/partition.hpp>
 #include <karman/core/periodic_exchange.hpp>
 #include <karman/core/profiling_region.hpp>
