@@ -58,7 +58,7 @@ TYPED_TEST(FieldTest, MirrorRoundTripKeepsEveryValue) {
   fill_pattern(f);
   auto host = create_mirror(f);
   static_assert(
-      std::is_same_v<typename decltype(host)::memory_space, typename Kokkos::View<double*>::HostMirror::memory_space>,
+      std::is_same_v<typename decltype(host)::memory_space, typename Kokkos::View<double*>::host_mirror_type::memory_space>,
       "the mirror lives where Kokkos mirrors the field's memory");
   EXPECT_NE(host.data(), f.data()) << "create_mirror always allocates";
   EXPECT_EQ(host.groups(), f.groups());

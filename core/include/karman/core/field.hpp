@@ -61,7 +61,7 @@ class Field {
   /// A writable field of the same layout and groups in the memory space Kokkos mirrors
   /// MemorySpace to on the host (HostSpace for device memory).
   using host_mirror_type =
-      Field<non_const_value_type, Layout, typename view_type::HostMirror::memory_space, Components>;
+      Field<non_const_value_type, Layout, typename view_type::host_mirror_type::memory_space, Components>;
 
   /// Q when fixed at compile time, else dynamic_components.
   static constexpr int static_components = Components;
