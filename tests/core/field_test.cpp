@@ -57,9 +57,9 @@ TYPED_TEST(FieldTest, MirrorRoundTripKeepsEveryValue) {
   Field<double, TypeParam> f("f", part.groups(), 5);
   fill_pattern(f);
   auto host = create_mirror(f);
-  static_assert(
-      std::is_same_v<typename decltype(host)::memory_space, typename Kokkos::View<double*>::host_mirror_type::memory_space>,
-      "the mirror lives where Kokkos mirrors the field's memory");
+  using kokkos_mirror_space = typename Kokkos::View<double*>::host_mirror_type::memory_space;
+  static_assert(std::is_same_v<typename decltype(host)::memory_space, kokkos_mirror_space>,
+                "the mirror lives where Kokkos mirrors the field's memory");
   EXPECT_NE(host.data(), f.data()) << "create_mirror always allocates";
   EXPECT_EQ(host.groups(), f.groups());
   EXPECT_EQ(host.components(), 5);
