@@ -1,9 +1,14 @@
-# Install rules and the exported package: find_package(Karman) -> Karman::core (Karman::comm,
-# Karman::lbm when built).
+# Install rules and the exported package: find_package(Karman [COMPONENTS core comm lbm]).
+# One export set per component, so a consumer of Karman::core needs neither MPI nor Kokkos
+# Kernels (cmake/KarmanConfig.cmake.in loads the sets it is asked for).
 include(CMakePackageConfigHelpers)
 
 set(KARMAN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Karman)
-install(EXPORT KarmanTargets NAMESPACE Karman:: DESTINATION ${KARMAN_INSTALL_CMAKEDIR})
+install(EXPORT KarmanCoreTargets NAMESPACE Karman:: DESTINATION ${KARMAN_INSTALL_CMAKEDIR})
+if(KARMAN_ENABLE_MPI)
+  install(EXPORT KarmanCommTargets NAMESPACE Karman:: DESTINATION ${KARMAN_INSTALL_CMAKEDIR})
+endif()
+install(EXPORT KarmanLbmTargets NAMESPACE Karman:: DESTINATION ${KARMAN_INSTALL_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/KarmanConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/KarmanConfig.cmake INSTALL_DESTINATION ${KARMAN_INSTALL_CMAKEDIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/KarmanConfigVersion.cmake COMPATIBILITY SameMinorVersion)

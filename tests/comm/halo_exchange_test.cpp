@@ -48,13 +48,13 @@ void check_lattice() {
   }
 }
 
-TYPED_TEST(HaloExchangeTest, D2Q9HaloHoldsNeighbourValues) { check_lattice<TypeParam, lbm::D2Q9>(); }
+TYPED_TEST(HaloExchangeTest, D2Q9HaloHoldsNeighbourValues) { check_lattice<TypeParam, test::D2Q9>(); }
 
 /// --halo-pack (the classical "SoA + pack" of seed 000 Fig. 6): the same values arrive, in one
 /// message per neighbour carrying only the crossing populations, whatever the layout.
 template <class Layout>
 void check_pack_always() {
-  using L = lbm::D3Q19;
+  using L = test::D3Q19;
   for (SlabEnds ends : {SlabEnds::wall, SlabEnds::periodic}) {
     EXPECT_EQ((exchange_once<Layout, L>(ends, test::ab_plan<L>(), true)), "") << "AB";
     EXPECT_EQ((exchange_once<Layout, L>(ends, test::aa_odd_plan<L>(), true)), "") << "AA odd";
@@ -73,8 +73,8 @@ void check_pack_always() {
 }
 
 TYPED_TEST(HaloExchangeTest, PackAlwaysSendsOneMessagePerNeighbour) { check_pack_always<TypeParam>(); }
-TYPED_TEST(HaloExchangeTest, D3Q19HaloHoldsNeighbourValues) { check_lattice<TypeParam, lbm::D3Q19>(); }
-TYPED_TEST(HaloExchangeTest, D3Q27HaloHoldsNeighbourValues) { check_lattice<TypeParam, lbm::D3Q27>(); }
+TYPED_TEST(HaloExchangeTest, D3Q19HaloHoldsNeighbourValues) { check_lattice<TypeParam, test::D3Q19>(); }
+TYPED_TEST(HaloExchangeTest, D3Q27HaloHoldsNeighbourValues) { check_lattice<TypeParam, test::D3Q27>(); }
 
 /// AB swaps lattices and AA alternates plans, all on one exchanger: each exchange must use the
 /// messages of its own plan and the memory of its own field.
@@ -100,7 +100,7 @@ void check_alternation() {
 }
 
 TYPED_TEST(HaloExchangeTest, OneExchangerServesAlternatingPlansAndFields) {
-  check_alternation<TypeParam, lbm::D3Q19>();
+  check_alternation<TypeParam, test::D3Q19>();
 }
 
 /// A field whose two directions move the same components (a scalar, or any non-LBM field):
@@ -114,7 +114,7 @@ TYPED_TEST(HaloExchangeTest, SameComponentsBothWaysPairByDirection) {
       const ComponentRange all{0, q_count};
       const HaloPlan plan{{{Group::shared_hi, all, Side::upper}, {Group::shared_lo, all, Side::lower}},
                           {{Group::halo_hi, all, Side::upper}, {Group::halo_lo, all, Side::lower}}};
-      const SlabDecomposition dec(test::test_box<lbm::D3Q19>(), MPI_COMM_WORLD, ends);
+      const SlabDecomposition dec(test::test_box<test::D3Q19>(), MPI_COMM_WORLD, ends);
       FieldType field = test::make_encoded_field<FieldType>(dec, q_count, "scalar");
       MpiHaloExchanger<FieldType> exchanger(dec);
       exchanger.start(field, plan);
@@ -129,15 +129,15 @@ TYPED_TEST(HaloExchangeTest, SameComponentsBothWaysPairByDirection) {
 /// refused; the exchange in flight still completes.
 TYPED_TEST(HaloExchangeTest, StartTwiceWithoutFinishIsRefused) {
   using FieldType = test::TestField<TypeParam>;
-  const SlabDecomposition dec(test::test_box<lbm::D3Q19>(), MPI_COMM_WORLD, SlabEnds::periodic);
-  FieldType field = test::make_encoded_field<FieldType>(dec, lbm::D3Q19::Q, "f");
+  const SlabDecomposition dec(test::test_box<test::D3Q19>(), MPI_COMM_WORLD, SlabEnds::periodic);
+  FieldType field = test::make_encoded_field<FieldType>(dec, test::D3Q19::Q, "f");
   MpiHaloExchanger<FieldType> exchanger(dec);
-  exchanger.start(field, test::ab_plan<lbm::D3Q19>());
-  EXPECT_THROW(exchanger.start(field, test::ab_plan<lbm::D3Q19>()), std::logic_error);
+  exchanger.start(field, test::ab_plan<test::D3Q19>());
+  EXPECT_THROW(exchanger.start(field, test::ab_plan<test::D3Q19>()), std::logic_error);
   exchanger.finish();
   EXPECT_THROW(exchanger.finish(), std::logic_error);
   EXPECT_EQ(test::compare(
-                field, test::expected_after(dec, lbm::D3Q19::Q, test::ab_plan<lbm::D3Q19>(),
+                field, test::expected_after(dec, test::D3Q19::Q, test::ab_plan<test::D3Q19>(),
                                             comm::exchange_method_v<TypeParam> == comm::ExchangeMethod::whole_voxels)),
             "");
 }

@@ -1,13 +1,13 @@
 #pragma once
-// What the halo tests share: the LBM halo plans of the solver (AB; AA before odd and even
-// steps), fields whose every value names its global voxel and component, and the value each
-// voxel must hold after an exchange.
+// What the halo tests share: lattice shapes and the LBM halo plans of the solver (AB; AA
+// before odd and even steps), fields whose every value names its global voxel and component,
+// and the value each voxel must hold after an exchange. Karman::comm knows no physics, so the
+// tests need no Karman::lbm: a lattice here is only what an exchange sees of it.
 
 #include <karman/comm/slab_decomposition.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/halo_plan.hpp>
 #include <karman/core/layouts.hpp>
-#include <karman/lbm/lattices.hpp>
 
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
@@ -17,6 +17,33 @@
 #include <vector>
 
 namespace karman::test {
+
+/// What a halo exchange sees of a lattice: dimension, Q, and the populations crossing a slab
+/// boundary each way, ordered as the solver's lattices are (those moving down first, those
+/// moving up last; Meneghin & Mahmoud §III), so each crossing set is one component range.
+template <int Dim, int Q_, int Crossing>
+struct LatticeShape {
+  static constexpr int D = Dim;              ///< spatial dimension
+  static constexpr int Q = Q_;               ///< populations per voxel
+  static constexpr int crossing = Crossing;  ///< populations crossing a slab boundary each way
+  /// Populations moving towards the lower neighbour.
+  static constexpr ComponentRange towards_lower() { return {0, Crossing}; }
+  /// Populations moving towards the upper neighbour.
+  static constexpr ComponentRange towards_upper() { return {Q_ - Crossing, Q_}; }
+};
+
+/// D2Q9: 3 of 9 populations cross each way.
+struct D2Q9 : LatticeShape<2, 9, 3> {
+  static constexpr const char* name = "d2q9";
+};
+/// D3Q19: 5 of 19 populations cross each way.
+struct D3Q19 : LatticeShape<3, 19, 5> {
+  static constexpr const char* name = "d3q19";
+};
+/// D3Q27: 9 of 27 populations cross each way.
+struct D3Q27 : LatticeShape<3, 27, 9> {
+  static constexpr const char* name = "d3q27";
+};
 
 /// The layouts every halo test runs on.
 using HaloLayouts = ::testing::Types<AoS, SoA, CSoA<4>, Disaggregated>;

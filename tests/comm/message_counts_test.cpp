@@ -77,29 +77,29 @@ void check_lattice() {
   }
 }
 
-TYPED_TEST(MessageCountTest, D2Q9MatchesTableIII) { check_lattice<TypeParam, lbm::D2Q9>(); }
-TYPED_TEST(MessageCountTest, D3Q19MatchesTableIII) { check_lattice<TypeParam, lbm::D3Q19>(); }
-TYPED_TEST(MessageCountTest, D3Q27MatchesTableIII) { check_lattice<TypeParam, lbm::D3Q27>(); }
+TYPED_TEST(MessageCountTest, D2Q9MatchesTableIII) { check_lattice<TypeParam, test::D2Q9>(); }
+TYPED_TEST(MessageCountTest, D3Q19MatchesTableIII) { check_lattice<TypeParam, test::D3Q19>(); }
+TYPED_TEST(MessageCountTest, D3Q27MatchesTableIII) { check_lattice<TypeParam, test::D3Q27>(); }
 
 /// The literal numbers of Table III, so a change in the lattice descriptors cannot move both the
 /// implementation and the expectation together.
 TEST(TableIII, LiteralValues) {
-  EXPECT_EQ((table_iii<AoS, lbm::D2Q9>().beta_per_plane), 18);
-  EXPECT_EQ((table_iii<AoS, lbm::D3Q19>().beta_per_plane), 38);
-  EXPECT_EQ((table_iii<AoS, lbm::D3Q27>().beta_per_plane), 54);
-  EXPECT_EQ((table_iii<SoA, lbm::D2Q9>().alpha), 6);
-  EXPECT_EQ((table_iii<SoA, lbm::D3Q19>().alpha), 10);
-  EXPECT_EQ((table_iii<SoA, lbm::D3Q27>().alpha), 18);
-  EXPECT_EQ((table_iii<Disaggregated, lbm::D2Q9>().beta_per_plane), 6);
-  EXPECT_EQ((table_iii<Disaggregated, lbm::D3Q19>().beta_per_plane), 10);
-  EXPECT_EQ((table_iii<Disaggregated, lbm::D3Q27>().beta_per_plane), 18);
-  EXPECT_EQ((table_iii<Disaggregated, lbm::D3Q27>().alpha), 2);
+  EXPECT_EQ((table_iii<AoS, test::D2Q9>().beta_per_plane), 18);
+  EXPECT_EQ((table_iii<AoS, test::D3Q19>().beta_per_plane), 38);
+  EXPECT_EQ((table_iii<AoS, test::D3Q27>().beta_per_plane), 54);
+  EXPECT_EQ((table_iii<SoA, test::D2Q9>().alpha), 6);
+  EXPECT_EQ((table_iii<SoA, test::D3Q19>().alpha), 10);
+  EXPECT_EQ((table_iii<SoA, test::D3Q27>().alpha), 18);
+  EXPECT_EQ((table_iii<Disaggregated, test::D2Q9>().beta_per_plane), 6);
+  EXPECT_EQ((table_iii<Disaggregated, test::D3Q19>().beta_per_plane), 10);
+  EXPECT_EQ((table_iii<Disaggregated, test::D3Q27>().beta_per_plane), 18);
+  EXPECT_EQ((table_iii<Disaggregated, test::D3Q27>().alpha), 2);
 }
 
 /// The run summary: per-step figures over several exchanges, gathered in rank order on rank 0.
 TYPED_TEST(MessageCountTest, SummaryGathersEveryRankOnRankZero) {
   using FieldType = test::TestField<TypeParam>;
-  using Lattice = lbm::D3Q19;
+  using Lattice = test::D3Q19;
   const SlabDecomposition dec(test::test_box<Lattice>(), MPI_COMM_WORLD, SlabEnds::wall);
   FieldType field = test::make_encoded_field<FieldType>(dec, Lattice::Q, "f");
   MpiHaloExchanger<FieldType> exchanger(dec);

@@ -51,6 +51,20 @@ TEST(SlabPartition, TwoDimensionalBoxesCutAlongY) {
   EXPECT_EQ(p.local().ny, 6);
 }
 
+TEST(Extents, SlabAxisAndPlaneSize) {
+  EXPECT_EQ((Extents{4, 3, 11}.slab_axis()), 2);
+  EXPECT_EQ((Extents{4, 3, 11}.plane_size()), 12);
+  EXPECT_EQ((Extents{9, 7, 1}.slab_axis()), 1);
+  EXPECT_EQ((Extents{9, 7, 1}.plane_size()), 9);
+  // A partition cuts along the box's slab axis; its local box keeps the plane size.
+  for (const Extents box : {Extents{4, 3, 11}, Extents{9, 7, 1}}) {
+    const SlabPartition p(box, 1, 2);
+    EXPECT_EQ(p.axis(), box.slab_axis());
+    EXPECT_EQ(p.plane_size(), box.plane_size());
+    EXPECT_EQ(p.local().plane_size(), box.plane_size());
+  }
+}
+
 TEST(SlabPartition, RefusesSlabsThinnerThanTwoPlanes) {
   EXPECT_THROW(SlabPartition(Extents{4, 4, 5}, 0, 3), Error);
   EXPECT_THROW(SlabPartition(Extents{0, 4, 5}), Error);

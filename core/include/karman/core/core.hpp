@@ -6,12 +6,14 @@
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
 #include <karman/core/field.hpp>
+#include <karman/core/field_value.hpp>
 #include <karman/core/for_each.hpp>
 #include <karman/core/group.hpp>
 #include <karman/core/halo_plan.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/layouts.hpp>
 #include <karman/core/memory_block.hpp>
+#include <karman/core/neighbours.hpp>
 #include <karman/core/partition.hpp>
 #include <karman/core/periodic_exchange.hpp>
 #include <karman/core/profiling_region.hpp>

@@ -37,6 +37,8 @@ struct VoxelRange {
   KOKKOS_INLINE_FUNCTION index_t size() const { return end - begin; }
   /// True when the range holds no voxel.
   KOKKOS_INLINE_FUNCTION bool empty() const { return end <= begin; }
+
+  friend bool operator==(const VoxelRange& a, const VoxelRange& b) { return a.begin == b.begin && a.end == b.end; }
 };
 
 /// A half-open range [begin, end) of field components (populations for LBM).
@@ -63,6 +65,8 @@ struct GroupTable {
     for (int g = static_cast<int>(Group::interior) + 1; g < group_count; ++g) t.ranges[g] = {voxels, voxels};
     return t;
   }
+
+  friend bool operator==(const GroupTable& a, const GroupTable& b) { return a.ranges == b.ranges; }
 };
 
 }  // namespace karman

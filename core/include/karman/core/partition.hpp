@@ -11,8 +11,8 @@
 
 namespace karman {
 
-/// A rank's slab of a global box. The slab axis is z for 3D boxes and y for 2D boxes (the
-/// slowest axis with more than one voxel), so a plane is what a neighbour exchange moves.
+/// A rank's slab of a global box, cut along Extents::slab_axis() (z for 3D boxes, y for 2D
+/// boxes), so a plane is what a neighbour exchange moves.
 /// Local voxels are numbered x fastest over the local box, which holds the owned planes plus
 /// one halo plane below and one above: groups are whole planes, consecutive in memory.
 class SlabPartition {
@@ -21,7 +21,7 @@ class SlabPartition {
   /// (the first nplanes % ranks ranks get one more). Every rank needs at least 2 planes.
   SlabPartition(Extents global, int rank = 0, int ranks = 1) : m_global(global), m_rank(rank), m_ranks(ranks) {
     validate(global, "karman::SlabPartition");
-    m_axis = global.dimension() == 3 ? 2 : 1;
+    m_axis = global.slab_axis();
     const int planes = global.extent(m_axis);
     require_in_range("karman::SlabPartition", "ranks", ranks, 1, planes / 2 > 0 ? planes / 2 : 1);
     require_in_range("karman::SlabPartition", "rank", rank, 0, ranks - 1);
@@ -41,7 +41,7 @@ class SlabPartition {
   const Extents& global() const { return m_global; }
   /// This rank's box including its two halo planes.
   const Extents& local() const { return m_local; }
-  /// Slab axis: 2 (z) for 3D, 1 (y) for 2D.
+  /// Slab axis: Extents::slab_axis() of the global box, 2 (z) for 3D, 1 (y) for 2D.
   int axis() const { return m_axis; }
   /// This rank's index and the number of ranks.
   int rank() const { return m_rank; }
@@ -49,8 +49,8 @@ class SlabPartition {
   /// First owned plane in global plane numbering, and the number of owned planes.
   int owned_begin() const { return m_owned_begin; }
   int owned_planes() const { return m_owned_planes; }
-  /// Voxels in one plane across the slab axis.
-  index_t plane_size() const { return m_axis == 2 ? index_t(m_global.nx) * m_global.ny : m_global.nx; }
+  /// Voxels in one plane across the slab axis: Extents::plane_size() of the global box.
+  index_t plane_size() const { return m_global.plane_size(); }
   /// Voxels of the local box (owned and halo).
   index_t local_size() const { return m_local.size(); }
 

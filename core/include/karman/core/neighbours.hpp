@@ -1,0 +1,60 @@
+#pragma once
+/// \file neighbours.hpp
+/// Voxel x + c for a stencil of radius 1 in a partition's local box, as kernels need it:
+/// periodic across the in-plane axes, through the halo planes along the slab axis.
+
+#include <karman/core/extents.hpp>
+
+#include <Kokkos_Core.hpp>
+
+namespace karman {
+
+/// The 3^Dim neighbours of one voxel of a local box numbered x fastest (SlabPartition::local()),
+/// c in {-1, 0, 1} per axis. The in-plane axes (x, and y in 3D) wrap around: a voxel on the
+/// last column's neighbour at +1 is on the first column. Along the slab axis
+/// (Extents::slab_axis()) nothing wraps: the neighbour of an owned voxel at a slab end is in a
+/// halo plane, which a halo exchange fills (periodic or from the neighbouring rank).
+///
+/// The wrap is decided once per voxel; each neighbour is then three table look-ups and adds,
+/// with no division, so a kernel visiting Q neighbours pays for the voxel's coordinates once.
+template <int Dim>
+class Neighbours {
+  static_assert(Dim == 2 || Dim == 3, "karman::Neighbours: Dim must be 2 (slab axis y) or 3 (slab axis z)");
+
+ public:
+  /// The neighbours of `voxel` in `local`, a box of dimension Dim with halo planes.
+  KOKKOS_INLINE_FUNCTION Neighbours(index_t voxel, const Extents& local) : m_voxel(voxel) {
+    KOKKOS_ASSERT(local.dimension() == Dim);
+    const int nx = local.nx;
+    const int x = int(voxel % nx);
+    m_d[0][0] = x == 0 ? nx - 1 : -1;
+    m_d[0][2] = x == nx - 1 ? -(nx - 1) : 1;
+    if constexpr (Dim == 3) {
+      const int ny = local.ny;
+      const int y = int(voxel / nx % ny);
+      m_d[1][0] = y == 0 ? index_t(ny - 1) * nx : -index_t(nx);
+      m_d[1][2] = y == ny - 1 ? -index_t(ny - 1) * nx : index_t(nx);
+    } else {
+      m_d[1][0] = -index_t(nx);
+      m_d[1][2] = index_t(nx);
+    }
+    const index_t plane = local.plane_size();
+    m_d[2][0] = Dim == 3 ? -plane : 0;
+    m_d[2][2] = Dim == 3 ? plane : 0;
+    m_d[0][1] = m_d[1][1] = m_d[2][1] = 0;
+  }
+
+  /// The voxel whose neighbours these are.
+  KOKKOS_INLINE_FUNCTION index_t voxel() const { return m_voxel; }
+  /// Linear index of voxel + (cx, cy, cz), each in {-1, 0, 1}; cz is 0 in 2D.
+  KOKKOS_INLINE_FUNCTION index_t at(int cx, int cy, int cz = 0) const {
+    KOKKOS_ASSERT(cx >= -1 && cx <= 1 && cy >= -1 && cy <= 1 && cz >= -1 && cz <= 1 && (Dim == 3 || cz == 0));
+    return m_voxel + m_d[0][cx + 1] + m_d[1][cy + 1] + m_d[2][cz + 1];
+  }
+
+ private:
+  index_t m_voxel;
+  index_t m_d[3][3];  ///< m_d[axis][c + 1]: index offset of one step c along axis
+};
+
+}  // namespace karman

@@ -1,0 +1,76 @@
+// The periodic self-exchanger of one rank: each send block lands in the halo block it pairs
+// with, exactly, for every layout; nothing else changes.
+#include <karman/core/field.hpp>
+#include <karman/core/layouts.hpp>
+#include <karman/core/partition.hpp>
+#include <karman/core/periodic_exchange.hpp>
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace {
+
+using namespace karman;
+
+constexpr int components = 5;
+constexpr double untouched = -7.0;
+
+// Components [0, 2) cross the lower slab boundary, [3, 5) the upper one, 2 stays (as the
+// c_z < 0, c_z = 0 and c_z > 0 populations of a lattice do).
+const HaloPlan plan = {{{Group::shared_lo, {0, 2}, Side::lower}, {Group::shared_hi, {3, 5}, Side::upper}},
+                       {{Group::halo_hi, {0, 2}, Side::upper}, {Group::halo_lo, {3, 5}, Side::lower}}};
+
+KOKKOS_INLINE_FUNCTION double pattern(index_t v, int q) { return double(v * components + q); }
+
+/// Owned voxels hold pattern(v, q), halo voxels `untouched`; then one exchange. Returns the
+/// field on the host. A free function: CUDA lambdas may not live in GoogleTest's TestBody.
+template <class Layout>
+typename Field<double, Layout>::host_mirror_type exchange(const SlabPartition& part, const HaloPlan& p) {
+  using F = Field<double, Layout>;
+  F f("f", part.groups(), components);
+  const VoxelRange owned = part.owned();
+  Kokkos::parallel_for(
+      "init", Kokkos::RangePolicy<Kokkos::IndexType<index_t>>(0, f.voxels()), KOKKOS_LAMBDA(index_t v) {
+        const bool is_owned = v >= owned.begin && v < owned.end;
+        for (int q = 0; q < components; ++q) f(v, q) = is_owned ? pattern(v, q) : untouched;
+      });
+  PeriodicSelfExchanger<F> exchanger;
+  exchanger.start(f, p);
+  exchanger.finish();
+  auto host = create_mirror_view(f);
+  deep_copy(host, f);
+  return host;
+}
+
+template <class Layout>
+class PeriodicExchangeTest : public ::testing::Test {};
+
+using AllLayouts = ::testing::Types<AoS, SoA, CSoA<4>, Disaggregated>;
+TYPED_TEST_SUITE(PeriodicExchangeTest, AllLayouts);
+
+TYPED_TEST(PeriodicExchangeTest, HalosReceiveTheOppositeSharedPlane) {
+  for (const Extents box : {Extents{4, 3, 6}, Extents{5, 4, 1}}) {
+    const SlabPartition part(box);
+    const auto host = exchange<TypeParam>(part, plan);
+    const index_t plane = part.plane_size();
+    const VoxelRange lo = part.group(Group::halo_lo), hi = part.group(Group::halo_hi);
+    const index_t wrap = part.owned().size();  // an owned voxel's periodic image is this far away
+    for (index_t v = 0; v < host.voxels(); ++v) {
+      for (int q = 0; q < components; ++q) {
+        double expected = pattern(v, q);
+        if (v >= lo.begin && v < lo.end) expected = q >= 3 ? pattern(v + wrap, q) : untouched;
+        if (v >= hi.begin && v < hi.end) expected = q < 2 ? pattern(v - wrap, q) : untouched;
+        ASSERT_EQ(host(v, q), expected) << TypeParam::name << " v=" << v << " q=" << q << " plane " << v / plane;
+      }
+    }
+  }
+}
+
+TEST(PeriodicSelfExchanger, RefusesASendWithoutReceive) {
+  const SlabPartition part(Extents{4, 3, 6});
+  const HaloPlan unpaired = {{{Group::shared_hi, {3, 5}, Side::upper}}, {{Group::halo_hi, {0, 2}, Side::upper}}};
+  EXPECT_THROW(exchange<Disaggregated>(part, unpaired), std::logic_error);
+}
+
+}  // namespace
