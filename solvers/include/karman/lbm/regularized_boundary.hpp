@@ -5,6 +5,7 @@
 /// the boundary) get f_eq plus the bounced-back non-equilibrium part, then every population is
 /// replaced by f_eq + w_i/(2 cs^4) Q_i : Pi_neq. The same code serves every lattice.
 
+#include <karman/core/backend_traits.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/equilibrium.hpp>
 

@@ -207,7 +207,7 @@ class Solver final : public FlowSolver {
 
   template <StepKind K, class Feat>
   PopulationAccess<L, T, Layout, MemorySpace, K, Feat> access() const {
-    return {m_f[0], P == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_part.local().nx, m_part.local().ny};
+    return {m_f[0], P == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_part.local()};
   }
 
   template <StepKind K, class Feat>

@@ -18,7 +18,7 @@ namespace karman::lbm::detail {
 /// along the slab axis, none when the slab axis is closed and undivided.
 template <class FieldType>
 std::unique_ptr<HaloExchanger<FieldType>> make_exchanger(const SolverSetup& setup) {
-  const int slab_axis = setup.global.dimension() == 3 ? 2 : 1;
+  const int slab_axis = setup.global.slab_axis();
 #if KARMAN_ENABLE_MPI
   if (setup.ranks > 1) {
     if (setup.communicator == MPI_COMM_NULL) {

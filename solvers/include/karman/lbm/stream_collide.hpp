@@ -17,11 +17,10 @@
 
 #include <karman/core/backend_traits.hpp>
 #include <karman/core/field.hpp>
+#include <karman/core/neighbours.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/collision.hpp>
 #include <karman/lbm/regularized_boundary.hpp>
-
-#include <type_traits>
 
 namespace karman::lbm {
 
@@ -43,43 +42,16 @@ struct Features {
   static constexpr bool forced = Forced;
 };
 
-/// Index offsets to the 3 x 3 x 3 neighbours of one voxel; in-plane axes wrap periodically,
-/// the slab axis reads the halo planes.
-struct StencilOffsets {
-  index_t d[3][3];  ///< d[axis][c + 1]
-
-  template <int Dim>
-  KOKKOS_INLINE_FUNCTION StencilOffsets(std::integral_constant<int, Dim>, index_t v, int nx, int ny) {
-    const int x = int(v % nx);
-    d[0][0] = x == 0 ? nx - 1 : -1;
-    d[0][1] = 0;
-    d[0][2] = x == nx - 1 ? -(nx - 1) : 1;
-    if constexpr (Dim == 3) {
-      const int y = int(v / nx % ny);
-      d[1][0] = y == 0 ? index_t(ny - 1) * nx : -index_t(nx);
-      d[1][2] = y == ny - 1 ? -index_t(ny - 1) * nx : index_t(nx);
-      d[2][0] = -index_t(nx) * ny;
-      d[2][2] = index_t(nx) * ny;
-    } else {
-      d[1][0] = -index_t(nx);
-      d[1][2] = index_t(nx);
-      d[2][0] = 0;
-      d[2][2] = 0;
-    }
-    d[1][1] = 0;
-    d[2][1] = 0;
-  }
-  /// Voxel x + c_i.
-  template <class L>
-  KOKKOS_INLINE_FUNCTION index_t downstream(index_t v, int i) const {
-    return v + d[0][L::c(i, 0) + 1] + d[1][L::c(i, 1) + 1] + d[2][L::c(i, 2) + 1];
-  }
-  /// Voxel x - c_i.
-  template <class L>
-  KOKKOS_INLINE_FUNCTION index_t upstream(index_t v, int i) const {
-    return v + d[0][1 - L::c(i, 0)] + d[1][1 - L::c(i, 1)] + d[2][1 - L::c(i, 2)];
-  }
-};
+/// Voxel x - c_i, the source of population i in a pull.
+template <class L>
+KOKKOS_INLINE_FUNCTION index_t upstream(const Neighbours<L::D>& n, int i) {
+  return n.at(-L::c(i, 0), -L::c(i, 1), -L::c(i, 2));
+}
+/// Voxel x + c_i, where population i goes.
+template <class L>
+KOKKOS_INLINE_FUNCTION index_t downstream(const Neighbours<L::D>& n, int i) {
+  return n.at(L::c(i, 0), L::c(i, 1), L::c(i, 2));
+}
 
 /// Reads and writes populations of one step kind: shared by the update kernel and by the
 /// moments kernel, so both see exactly the values the next collision sees.
@@ -90,7 +62,7 @@ struct PopulationAccess {
   field_type dst;  ///< written lattice (the same as src for AA)
   Kokkos::View<const flag_t*, MemorySpace> flags;
   BoundaryTable boundaries;
-  int nx = 1, ny = 1;  ///< local in-plane extents
+  Extents local;  ///< the rank's box, halo planes included
 
   /// Ladd's moving-wall term 2 w_i rho0 (c_i . u_w) / cs^2 for population i entering from the
   /// solid voxel `wall` (rho0 = 1); zero when that voxel is not a wall.
@@ -102,19 +74,19 @@ struct PopulationAccess {
   }
 
   /// Populations entering voxel v's collision, boundaries applied.
-  KOKKOS_INLINE_FUNCTION void load(index_t v, flag_t fl, const StencilOffsets& s, T (&f)[L::Q]) const {
+  KOKKOS_INLINE_FUNCTION void load(index_t v, flag_t fl, const Neighbours<L::D>& s, T (&f)[L::Q]) const {
     KARMAN_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       if constexpr (Kind == StepKind::aa_even) {
         // A population bounced by the odd step waits in its wall voxel (see store()).
         const bool wall = Feat::flags && flags::blocked(fl, i);
-        f[i] = wall ? src(s.template upstream<L>(v, i), L::opposite(i)) : src(v, i);
+        f[i] = wall ? src(upstream<L>(s, i), L::opposite(i)) : src(v, i);
       } else {
         const bool wall = Feat::flags && flags::blocked(fl, i);
         if (wall) {
-          f[i] = src(v, Kind == StepKind::ab_pull ? L::opposite(i) : i) + wall_term(s.template upstream<L>(v, i), i);
+          f[i] = src(v, Kind == StepKind::ab_pull ? L::opposite(i) : i) + wall_term(upstream<L>(s, i), i);
         } else {
-          f[i] = src(s.template upstream<L>(v, i), Kind == StepKind::ab_pull ? i : L::opposite(i));
+          f[i] = src(upstream<L>(s, i), Kind == StepKind::ab_pull ? i : L::opposite(i));
         }
       }
     }
@@ -126,7 +98,7 @@ struct PopulationAccess {
   }
 
   /// Writes voxel v's post-collision populations.
-  KOKKOS_INLINE_FUNCTION void store(index_t v, flag_t fl, const StencilOffsets& s, const T (&f)[L::Q]) const {
+  KOKKOS_INLINE_FUNCTION void store(index_t v, flag_t fl, const Neighbours<L::D>& s, const T (&f)[L::Q]) const {
     KARMAN_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       if constexpr (Kind == StepKind::ab_pull) {
@@ -140,7 +112,7 @@ struct PopulationAccess {
         // overwrites the crossing slots of shared voxels, and a bounced population parked there
         // would be lost.
         const int o = L::opposite(i);
-        const index_t to = s.template downstream<L>(v, i);
+        const index_t to = downstream<L>(s, i);
         dst(to, i) = Feat::flags && flags::blocked(fl, o) ? f[i] + wall_term(to, o) : f[i];
       }
     }
@@ -183,7 +155,7 @@ struct StreamCollide {
       fl = access.flags(v);
       if (flags::kind(fl) == CellKind::solid) return;
     }
-    const StencilOffsets s(std::integral_constant<int, L::D>{}, v, access.nx, access.ny);
+    const Neighbours<L::D> s(v, access.local);
     T f[L::Q];
     access.load(v, fl, s, f);
     T rho, u[3];
@@ -213,7 +185,7 @@ struct Moments {
         return;
       }
     }
-    const StencilOffsets s(std::integral_constant<int, L::D>{}, v, access.nx, access.ny);
+    const Neighbours<L::D> s(v, access.local);
     T f[L::Q];
     access.load(v, fl, s, f);
     T rho, u[3];
