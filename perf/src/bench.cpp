@@ -71,7 +71,8 @@ lbm::SolverSetup case_setup(const std::string& name, const lbm::Variant& variant
     p.height = n - 2;
     p.length = n;
     p.depth = n;
-    p.reynolds = 10;
+    // nu = 0.1 (tau = 0.8) at any size: the lattice viscosity of a resolved channel.
+    p.reynolds = p.max_velocity * p.height / 0.1;
     p.drive = lbm::cases::ChannelDrive::pressure_drop;
     return lbm::cases::channel_setup(p, variant);
   }
