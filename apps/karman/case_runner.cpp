@@ -173,6 +173,20 @@ void check_memory(const lbm::SolverSetup& setup, int ranks) {
   }
 }
 
+/// Removes the field files of steps after `step` (a restarted run's predecessor wrote them after
+/// its last checkpoint; the continued run writes its own), so no file of two runs mixes.
+void remove_fields_after(const std::filesystem::path& directory, long step) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
+    const std::string name = entry.path().filename().string();
+    long file_step = 0;
+    if (std::sscanf(name.c_str(), "fields_%ld", &file_step) == 1 && name.size() > 3 &&
+        name.compare(name.size() - 3, 3, ".h5") == 0 && file_step > step) {
+      std::filesystem::remove(entry.path(), ec);
+    }
+  }
+}
+
 /// The karman output files already in `directory`, listed for a message ("" when none).
 std::string earlier_run_files_text(const std::filesystem::path& directory) {
   std::string text;
@@ -187,8 +201,8 @@ struct Divergence {
   double rho = 0, u[3] = {0, 0, 0};
 };
 
-/// Relaxation times above this make the viscosity absurd for the lattice (Krüger et al. 2017
-/// §7.2: accuracy degrades far above tau = 1); tau <= 1/2 the cases refuse themselves.
+/// Relaxation times above this are viscosities the lattice cannot represent accurately (with
+/// BGK the bounce-back wall moves with tau); tau <= 1/2 the cases refuse themselves.
 constexpr double max_tau = 100.0;
 
 /// Densities outside [0, this] count as diverged; walls hold 0, fluid stays near 1 at Mach < 0.3.
@@ -436,7 +450,17 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
     io::FieldSlab slab{part.owned_begin(), part.owned_planes(), {}};
     slab.datasets.push_back({h.rho.data(), h.rho.size()});
     for (int d = 0; d < dim; ++d) slab.datasets.push_back({h.u[d].data(), h.u[d].size()});
+#if KARMAN_ENABLE_MPI
+    try {
+      writer.write(int(solver->steps()), double(solver->steps()), slab);
+    } catch (const Error& e) {
+      // The writer has made every rank throw this same error: every rank leaves through main
+      // with one message and code 1, none waits in a collective call.
+      throw comm::CollectiveError(e.what(), 0);
+    }
+#else
     writer.write(int(solver->steps()), double(solver->steps()), slab);
+#endif
   };
 
   // Checkpoints: their count, time and size for summary.json, and the last one for messages.
@@ -499,6 +523,17 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
   auto next_multiple = [](long step, long every) { return (step / every + 1) * every; };
   unsigned pending = 0;
   if (options.output_every > 0 && candidates.empty()) write_fields(solver->moments());
+  if (!candidates.empty()) {
+    collectively(parallel, [&] {
+      if (parallel.root()) remove_fields_after(dir, first_step);
+    });
+  }
+  if (options.output_every > 0 && !candidates.empty()) {
+    collectively(parallel, [&] {
+      writer.adopt_earlier_steps(int(first_step), int(options.output_every),
+                                 io::FieldSlab{part.owned_begin(), part.owned_planes(), {}});
+    });
+  }
   while (solver->steps() < target && !steady) {
     long step = long(solver->steps());
     // Events fall on multiples of their periods, so a restarted run meets them where the

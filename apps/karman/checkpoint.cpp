@@ -89,22 +89,12 @@ void prune(const fs::path& output, int keep) {
   }
 }
 
-}  // namespace
-
-double write_checkpoint(const Parallel& parallel, const fs::path& output, lbm::FlowSolver& solver,
-                        const nlohmann::json& configuration, int keep) {
+/// The body of write_checkpoint: every rank's file, then rank 0's manifest and pruning.
+void write_rank_files_and_manifest(const Parallel& parallel, const fs::path& output, lbm::FlowSolver& solver,
+                                   const nlohmann::json& configuration, int keep, const fs::path& directory,
+                                   io::CheckpointSlab& slab) {
   const auto& part = solver.partition();
   const long long step = solver.steps();
-  const fs::path directory = step_directory(output, step);
-  collectively(parallel, [&] {
-    if (!parallel.root()) return;
-    std::error_code ec;
-    // A leftover of the same step (a run killed while writing it) is replaced, manifest first.
-    fs::remove(directory / "manifest.json", ec);
-    fs::create_directories(directory, ec);
-    if (ec) throw Error("checkpoint: cannot create directory '" + directory.string() + "': " + ec.message());
-  });
-  io::CheckpointSlab slab;
   collectively(parallel, [&] {
     const Extents& global = part.global();
     slab.step = step;
@@ -145,6 +135,34 @@ double write_checkpoint(const Parallel& parallel, const fs::path& output, lbm::F
     prune(output, keep);
     io::sync_directory(checkpoints_root(output));
   });
+}
+
+}  // namespace
+
+double write_checkpoint(const Parallel& parallel, const fs::path& output, lbm::FlowSolver& solver,
+                        const nlohmann::json& configuration, int keep) {
+  const long long step = solver.steps();
+  const fs::path directory = step_directory(output, step);
+  collectively(parallel, [&] {
+    if (!parallel.root()) return;
+    std::error_code ec;
+    // A leftover of the same step (a run killed while writing it) is replaced, manifest first.
+    fs::remove(directory / "manifest.json", ec);
+    fs::create_directories(directory, ec);
+    if (ec) throw Error("checkpoint: cannot create directory '" + directory.string() + "': " + ec.message());
+  });
+  io::CheckpointSlab slab;
+  try {
+    write_rank_files_and_manifest(parallel, output, solver, configuration, keep, directory, slab);
+  } catch (const Error&) {
+    // Every rank failed together (a full disk on one of them): the incomplete checkpoint goes,
+    // the earlier ones stay.
+    if (parallel.root()) {
+      std::error_code ec;
+      fs::remove_all(directory, ec);
+    }
+    throw;
+  }
   return parallel.sum(double(slab.values.size()));
 }
 

@@ -54,6 +54,12 @@ class FieldWriter {
   /// steps whose files are complete. Writing a step again replaces it.
   void write(int step, double time, const FieldSlab& slab);
 
+  /// After a restart at `step`: lists in the XDMF file the earlier output steps (multiples of
+  /// `every` up to `step`) whose files are all present, as if this writer had written them, so
+  /// ParaView still sees the whole time series (a collective call; `slab` is this rank's, whose
+  /// datasets are not read). Per-rank files count only when written by as many ranks as now.
+  void adopt_earlier_steps(int step, int every, const FieldSlab& slab);
+
   /// single_file or file_per_rank, as chosen at construction.
   FileMode file_mode() const { return m_mode; }
   /// The axis the slabs cut: 2 (z) in 3D, 1 (y) in 2D.
