@@ -67,7 +67,7 @@ def kill_after_checkpoint(args, directory, ranks=1):
 with tempfile.TemporaryDirectory() as tmp:
     # Bitwise continuation after kill -9: the straight run and the killed-then-restarted run end
     # with the same field fingerprint and step count.
-    base = ["cavity", "--n", "48", "--re", "400", "--steps", "3000", "--quiet"]
+    base = ["cavity", "--n", "48", "--re", "400", "--steps", "3000", "--output-every", "1000", "--quiet"]
     for ranks, pattern, layout in ((1, "ab", "soa"), (1, "aa", "csoa"), (3, "ab", "disaggregated"), (3, "aa", "aos")):
         if ranks > 1 and not MPIEXEC:
             continue
@@ -86,6 +86,9 @@ with tempfile.TemporaryDirectory() as tmp:
         expect(a.get("fields_fnv1a64") and a.get("fields_fnv1a64") == b.get("fields_fnv1a64"),
                f"{tag}: restarted fields bitwise equal to the straight run's")
         expect(len(manifests(killed)) <= 2, f"{tag}: at most two checkpoints kept")
+        xdmf = open(os.path.join(killed, "fields.xdmf")).read() if os.path.exists(os.path.join(killed, "fields.xdmf")) else ""
+        expect(all(f"fields_{s:06d}" in xdmf for s in (0, 1000, 2000, 3000)),
+               f"{tag}: fields.xdmf lists the steps before and after the restart")
         if ranks == 3:
             # The global field is in the checkpoint: 2 ranks, another layout and pattern continue it.
             other = os.path.join(tmp, "other_" + tag)
