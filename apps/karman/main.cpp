@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -28,8 +29,12 @@ namespace {
 /// its own help before ours (our footer names its options).
 constexpr const char* help_stand_in = "--karman-help-stand-in";
 
-/// Hides --help and -h from Kokkos (see help_stand_in).
-void hide_help(int argc, char** argv) {
+/// Before Kokkos starts: hides --help and -h from it (see help_stand_in), and quiets Kokkos's OMP_PROC_BIND
+/// warning: the OpenMP runtime has read its environment when the program loaded, and with
+/// OMP_PROC_BIND unset it does not bind threads, which is what "false" says; a value the user
+/// set stays.
+void prepare_for_kokkos(int argc, char** argv) {
+  setenv("OMP_PROC_BIND", "false", 0);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0)
       argv[i] = const_cast<char*>(help_stand_in);
@@ -98,12 +103,12 @@ int main(int argc, char** argv) {
 #if KARMAN_ENABLE_MPI
   // MPI first, so Kokkos can read the launcher's local rank to pick a GPU; it ends last.
   karman::comm::MpiContext mpi(argc, argv);
-  hide_help(argc, argv);
+  prepare_for_kokkos(argc, argv);
   Kokkos::ScopeGuard kokkos(argc, argv);
   const karman::app::Parallel parallel(mpi.comm());
   return karman::comm::run_guarded(mpi.comm(), [&] { return run_command_line(argc, argv, parallel); });
 #else
-  hide_help(argc, argv);
+  prepare_for_kokkos(argc, argv);
   Kokkos::ScopeGuard kokkos(argc, argv);
   const karman::app::Parallel parallel;
   try {

@@ -4,6 +4,7 @@
 #include "unique_file.hpp"
 
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -122,6 +123,16 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointSl
   if (slab.values.size() != slab.expected_bytes() || (slab.value_size != 4 && slab.value_size != 8)) {
     throw Error(where + ": " + std::to_string(slab.values.size()) + " bytes of values, the header promises " +
                 std::to_string(slab.expected_bytes()));
+  }
+  // HDF5 reports a full disk only as a failed write; saying so first is clearer.
+  struct statvfs fs {};
+  const double need = double(slab.values.size() + slab.configuration.size()) + 65536.0;
+  if (::statvfs(path.parent_path().empty() ? "." : path.parent_path().c_str(), &fs) == 0 &&
+      double(fs.f_bavail) * double(fs.f_frsize) < need) {
+    char text[128];
+    std::snprintf(text, sizeof text, "%.0f bytes free, the file needs about %.0f",
+                  double(fs.f_bavail) * double(fs.f_frsize), need);
+    throw Error(where + ": cannot write it: No space left on device (" + text + "); earlier checkpoints are intact");
   }
   detail::silence_hdf5_errors();
   const detail::UniqueFile temporary =

@@ -8,6 +8,8 @@
 #include "hdf5_field_file.hpp"
 #endif
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -176,10 +178,30 @@ void FieldWriter::write(int step, double time, const FieldSlab& slab) {
                 std::to_string(m_box.extents.extent(slab_axis())) + " along " + axis_name(slab_axis()));
   }
 
+  all.run([&] { check_free_space(step, slab); });
   all.run([&] { write_hdf5(step, time, slab); });
   all.run([&] {
     if (m_rank == 0) record_step(std::move(written));
   });
+}
+
+void FieldWriter::check_free_space(int step, const FieldSlab& slab) const {
+  // A shared file on a disk that fills up stops parallel HDF5 with the ranks in different
+  // collective calls of H5Fclose, where they wait for each other forever: so the space is
+  // checked first, and a full disk becomes an error all ranks agree on before any of them starts.
+  const bool shared = m_mode == FileMode::single_file;
+  if (shared && m_rank != 0) return;
+  const std::size_t planes = shared ? std::size_t(m_box.extents.extent(slab_axis())) : std::size_t(slab.slab_planes);
+  const double need = double(planes * plane_size(m_box.extents) * m_names.size() * sizeof(double)) + 65536.0;
+  struct statvfs fs {};
+  if (::statvfs(m_directory.c_str(), &fs) != 0) return;  // the write itself will say what is wrong
+  const double free_bytes = double(fs.f_bavail) * double(fs.f_frsize);
+  if (free_bytes < need) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%.0f bytes free, step %d needs about %.0f", free_bytes, step, need);
+    throw Error(std::string(where_write) + ": cannot write into '" + m_directory.string() +
+                "': No space left on device (" + text + "); earlier steps are intact");
+  }
 }
 
 void FieldWriter::adopt_earlier_steps(int step, int every, const FieldSlab& slab) {

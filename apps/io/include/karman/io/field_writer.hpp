@@ -89,6 +89,8 @@ class FieldWriter {
   void resolve_mode(FileMode requested);
   void check_slab(int step, double time, const FieldSlab& slab) const;
   void write_hdf5(int step, double time, const FieldSlab& slab) const;
+  /// Throws karman::Error when the directory lacks the space of this rank's file of `step`.
+  void check_free_space(int step, const FieldSlab& slab) const;
   void record_step(WrittenStep written);
 
   std::filesystem::path m_directory;
