@@ -52,15 +52,43 @@ def expect(condition, what):
         failures.append(what)
 
 
+def descendants(pid):
+    """Process ids below `pid` (mpiexec's ranks), from /proc."""
+    found = []
+    for task in glob.glob(f"/proc/{pid}/task/*/children"):
+        try:
+            children = [int(c) for c in open(task).read().split()]
+        except OSError:
+            continue
+        for child in children:
+            found += [child] + descendants(child)
+    return found
+
+
+def alive(pid):
+    try:
+        return "zombie" not in open(f"/proc/{pid}/status").read()
+    except OSError:
+        return False
+
+
 def kill_after_checkpoint(args, directory, ranks=1):
-    """Starts a run, waits for its first complete checkpoint, then SIGKILLs every process of it."""
-    proc = subprocess.Popen(command(args, ranks), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    """Starts a run, waits for its first complete checkpoint, then SIGKILLs every process of it
+    (the ranks first, as a node failure would, then the launcher) and waits until none is left."""
+    proc = subprocess.Popen(command(args, ranks), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while not manifests(directory) and proc.poll() is None and time.time() < deadline:
         time.sleep(0.02)
-    os.killpg(proc.pid, signal.SIGKILL)
+    victims = descendants(proc.pid)
+    for pid in victims:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.kill()
     proc.wait()
+    while any(alive(pid) for pid in victims):
+        time.sleep(0.05)
     return proc.returncode
 
 
