@@ -141,6 +141,17 @@ with tempfile.TemporaryDirectory() as tmp:
         run(long_run + ["--steps", str(step + 20), "--restart", "latest", "--quiet"])
         expect(summary(term).get("steps_run") == step + 20, "SIGTERM: the restart completes")
 
+    if MPIEXEC:
+        # mpiexec forwards SIGTERM to the ranks, which agree at a step boundary and checkpoint together.
+        term3 = os.path.join(tmp, "term3")
+        proc = subprocess.Popen(command(["cavity", "--n", "48", "--steps", "10000000", "--quiet", "--output", term3], 3),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(4.0)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        expect(proc.returncode != 0 and "stopped by SIGTERM" in err and len(manifests(term3)) == 1,
+               f"SIGTERM to mpiexec, 3 ranks: exit {proc.returncode}, one checkpoint")
+
     # Damaged checkpoints: the newest is refused by name; latest falls back to the one before.
     for damage in ("corrupt", "truncate"):
         d = os.path.join(tmp, damage)
