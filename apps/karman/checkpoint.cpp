@@ -146,8 +146,8 @@ double write_checkpoint(const Parallel& parallel, const fs::path& output, lbm::F
   collectively(parallel, [&] {
     if (!parallel.root()) return;
     std::error_code ec;
-    // A leftover of the same step (a run killed while writing it) is replaced, manifest first.
-    fs::remove(directory / "manifest.json", ec);
+    // A leftover of the same step (a run killed while writing it, temporary files and all) goes.
+    fs::remove_all(directory, ec);
     fs::create_directories(directory, ec);
     if (ec) throw Error("checkpoint: cannot create directory '" + directory.string() + "': " + ec.message());
   });

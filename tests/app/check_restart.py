@@ -174,6 +174,20 @@ with tempfile.TemporaryDirectory() as tmp:
             must_contain=["skipped damaged", "step 150"])
         expect(summary(d).get("restarted_from", {}).get("step") == 150, f"{damage}: latest fell back to step 150")
 
+    # A run killed while writing its checkpoint of step 150 left the rank file's temporary copy and
+    # no manifest: latest ignores it, and the continued run replaces it with a complete one.
+    part = os.path.join(tmp, "partial")
+    args = ["cavity", "--n", "16", "--checkpoint-every", "50", "--quiet", "--output", part]
+    run(args + ["--steps", "100"])
+    broken = os.path.join(part, "checkpoints", "step_000000000150")
+    os.makedirs(broken)
+    with open(os.path.join(broken, ".rank_0000.h5.4242.0.tmp"), "wb") as f:
+        f.write(b"\x89HDF\r\n\x1a\n")
+    run(args + ["--steps", "200", "--restart", "latest"], must_contain=["step 100"])
+    expect([os.path.basename(os.path.dirname(m)) for m in manifests(part)] ==
+           ["step_000000000150", "step_000000000200"] and not os.path.exists(
+               os.path.join(broken, ".rank_0000.h5.4242.0.tmp")), "partial checkpoint ignored, then replaced")
+
     # A NaN put into the populations of the box centre, (9, 9) of 18 x 18, after step 40 is caught
     # by that step's check; the moments pull their populations from the neighbours, so the first
     # voxel in global order that shows it is the lower diagonal neighbour (8, 8). No field or
