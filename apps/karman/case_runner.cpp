@@ -522,6 +522,8 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
   };
   auto next_multiple = [](long step, long every) { return (step / every + 1) * every; };
   unsigned pending = 0;
+  long last_check_step = first_step;
+  double steps_to_tolerance = 0;  // from the residual's decay; 0 while unknown
   if (options.output_every > 0 && candidates.empty()) write_fields(solver->moments());
   if (!candidates.empty()) {
     collectively(parallel, [&] {
@@ -569,8 +571,16 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
       }
       if (check) {
         const auto u = flatten(m);
+        const double before = residual;
         residual = global_residual(parallel, monitor.update(u), u);
         steady = options.until_steady > 0 && residual < options.until_steady;
+        // The residual of a steady-state run decays about exponentially: its last two values
+        // say how many steps remain to the tolerance (the ETA of the progress line).
+        if (std::isfinite(before) && residual < before && residual > 0) {
+          const double rate = std::log(before / residual) / double(step - last_check_step);
+          steps_to_tolerance = std::log(residual / options.until_steady) / rate;
+        }
+        last_check_step = step;
       }
       if (output) write_fields(m);
       if (checkpoint) write_checkpoint_now();
@@ -589,9 +599,11 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
     if (parallel.root() && !options.quiet && (seconds_since(last_progress) > 2.0 || steady || step == target)) {
       last_progress = clock::now();
       const double mlups = global_voxels * double(step - first_step) / compute_seconds / 1e6;
-      const double eta = compute_seconds / double(step - first_step) * double(target - step);
+      const bool estimated = options.until_steady > 0 && steps_to_tolerance > 0;
+      const double remaining = estimated ? std::min(steps_to_tolerance, double(target - step)) : double(target - step);
+      const double eta = compute_seconds / double(step - first_step) * remaining;
       std::printf("  step %8ld  %9.1f MLUPS  residual %.3e  %s %s\n", step, mlups, residual,
-                  options.steps > 0 ? "ETA" : "ETA <=", format_duration(eta).c_str());
+                  options.steps > 0 ? "ETA" : (estimated ? "ETA ~" : "ETA <="), format_duration(eta).c_str());
       std::fflush(stdout);
     }
   }
