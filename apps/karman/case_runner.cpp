@@ -281,6 +281,42 @@ void inject_nan(lbm::FlowSolver& solver) {
   solver.load_populations(populations.data(), solver.steps());
 }
 
+/// The boundary table (wall velocities, inlet and outlet values) as a checkpoint stores it.
+nlohmann::json boundary_table_json(const lbm::BoundaryTable& table) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const lbm::BoundaryValue& b : table.values) {
+    rows.push_back({{"rho", b.rho},
+                    {"u", {b.u[0], b.u[1], b.u[2]}},
+                    {"normal_axis", b.normal_axis},
+                    {"normal_sign", b.normal_sign}});
+  }
+  return rows;
+}
+
+/// A fingerprint of the flag field's source: every voxel's kind and boundary id, x fastest. A
+/// checkpoint stores it in place of the flags, which the solver rebuilds from the case.
+std::string geometry_fingerprint(const lbm::SolverSetup& setup) {
+  const Extents& g = setup.global;
+  // One checksum per z plane, then one over those: memory for a plane, not for the box.
+  std::vector<std::uint64_t> planes;
+  std::vector<std::uint32_t> cells(std::size_t(g.nx) * std::size_t(g.ny) * 2);
+  for (int z = 0; z < g.nz && setup.geometry; ++z) {
+    std::size_t k = 0;
+    for (int y = 0; y < g.ny; ++y)
+      for (int x = 0; x < g.nx; ++x) {
+        const lbm::CellSpec c = setup.geometry(x, y, z);
+        cells[k++] = static_cast<std::uint32_t>(c.kind);
+        cells[k++] = static_cast<std::uint32_t>(c.id);
+      }
+    planes.push_back(io::checksum(reinterpret_cast<const std::byte*>(cells.data()), cells.size() * sizeof(cells[0])));
+  }
+  char text[20];
+  std::snprintf(text, sizeof text, "%016llx",
+                static_cast<unsigned long long>(io::checksum(reinterpret_cast<const std::byte*>(planes.data()),
+                                                             planes.size() * sizeof(planes[0]))));
+  return text;
+}
+
 /// The parameters a restart must keep (the physics) against those it may change; throws
 /// karman::Error for a different case, box, lattice or precision, and for changed physics
 /// unless `force`. Returns notes on what differs (layout, pattern: converted).
@@ -301,7 +337,13 @@ std::vector<std::string> compare_configurations(const nlohmann::json& stored, co
     throw Error(where + "the checkpoint's box is " + stored.at("extents").dump() + ", this run's " +
                 current.at("extents").dump());
   }
+  if (stored.value("geometry_fnv1a64", nlohmann::json()) != current.value("geometry_fnv1a64", nlohmann::json())) {
+    throw Error(where + "the checkpoint's geometry (walls, inlets, outlets) differs from this run's");
+  }
   std::vector<std::string> changed;
+  if (stored.value("boundaries", nlohmann::json()) != current.value("boundaries", nlohmann::json())) {
+    changed.push_back("boundary values");
+  }
   for (const auto& [key, value] : stored.at("parameters").items()) {
     const auto now = current.at("parameters").find(key);
     if (now == current.at("parameters").end() || *now != value) {
@@ -372,6 +414,13 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
                           {"checkpoint_every", options.checkpoint_every},
                           {"checkpoint_interval", options.checkpoint_interval},
                           {"ranks", parallel.size()}};
+  // The boundaries and the geometry's fingerprint (one pass over the box) only when a checkpoint
+  // needs them: before its first write, or to compare with the one a restart reads.
+  auto describe_geometry = [&] {
+    if (configuration.contains("geometry_fnv1a64")) return;
+    configuration["boundaries"] = boundary_table_json(setup.boundaries);
+    configuration["geometry_fnv1a64"] = geometry_fingerprint(setup);
+  };
 
   // Everything that can fail on bad input happens here, before anything is allocated or written:
   // options, the restart's checkpoint and its configuration, the output directory, the memory.
@@ -389,6 +438,7 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
     }
     if (!options.restart.empty()) {
       candidates = restart_candidates(options.restart, dir);
+      describe_geometry();
       restart_notes = compare_configurations(candidates.front().configuration(), configuration, options.force);
     } else if (!options.overwrite) {
       const auto earlier = earlier_run_files_text(dir);
@@ -469,6 +519,7 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
   long last_checkpoint_step = -1;
   auto last_checkpoint_time = clock::now();
   auto write_checkpoint_now = [&] {
+    describe_geometry();
     const auto t0 = clock::now();
     checkpoint_bytes = write_checkpoint(parallel, dir, *solver, configuration);
     const double seconds = seconds_since(t0);
