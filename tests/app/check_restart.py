@@ -207,6 +207,18 @@ with tempfile.TemporaryDirectory() as tmp:
              "--output", os.path.join(tmp, "nan3"), "--quiet"], 3, expect=3,
             must_contain=["diverged by step 10", "(x, y, z) = (7, 6, 6)"])
 
+    # --until-steady continues bitwise (same stopping step) when checkpoints fall on residual checks.
+    steady = ["cavity", "--n", "16", "--until-steady", "1e-6", "--check-every", "100", "--quiet"]
+    run(steady + ["--output", os.path.join(tmp, "steady_a")])
+    b = os.path.join(tmp, "steady_b")
+    run(steady + ["--checkpoint-every", "200", "--max-steps", "400", "--output", b], expect=4)
+    run(steady + ["--checkpoint-every", "200", "--output", b, "--restart", "latest"])
+    sa, sb = summary(os.path.join(tmp, "steady_a")), summary(b)
+    expect(sa.get("steady") and sa.get("steps_run") == sb.get("steps_run") and
+           sa.get("fields_fnv1a64") == sb.get("fields_fnv1a64"),
+           f"--until-steady after a restart stops at step {sb.get('steps_run')} like the straight run "
+           f"({sa.get('steps_run')}) with the same fields")
+
     # Not converged by --max-steps: results written, a warning, exit code 4.
     slow = os.path.join(tmp, "slow")
     run(["cavity", "--n", "16", "--until-steady", "1e-12", "--max-steps", "100", "--output", slow, "--quiet"],
