@@ -438,6 +438,10 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
     }
     if (!options.restart.empty()) {
       candidates = restart_candidates(options.restart, dir);
+      if (candidates.front().step >= target) {
+        throw Error("karman " + def.name + ": the checkpoint is at step " + std::to_string(candidates.front().step) +
+                    " already; give --steps (or --max-steps) beyond it");
+      }
       describe_geometry();
       restart_notes = compare_configurations(candidates.front().configuration(), configuration, options.force);
     } else if (!options.overwrite) {

@@ -161,9 +161,12 @@ with tempfile.TemporaryDirectory() as tmp:
           "the checkpoint has precision \"double\", this run \"float\"", ck, untouched=before)
     check("restart with changed size", ["cavity", "--n", "18", "--steps", "30", "--output", ck, "--restart", "latest"],
           "the checkpoint's box is [18,18,1], this run's [20,20,1]", ck, untouched=before)
+    check("restart with steps not beyond the checkpoint",
+          CAV + ["--steps", "20", "--output", ck, "--restart", "latest"], "the checkpoint is at step 20 already", ck,
+          untouched=before)
     check("restart of another case", ["taylor-green", "--n", "16", "--steps", "30", "--output", ck, "--restart",
                                       "latest"], "the checkpoint is of case \"cavity\"", ck, untouched=before)
-    count += 8
+    count += 9
     print(f"{count} bad inputs")
 
 print(f"{len(failures)} failed" if failures else "all passed")

@@ -120,9 +120,9 @@ with tempfile.TemporaryDirectory() as tmp:
         if ranks == 3:
             # The global field is in the checkpoint: 2 ranks, another layout and pattern continue it.
             other = os.path.join(tmp, "other_" + tag)
-            newest = os.path.dirname(manifests(killed)[-1])
+            older = os.path.dirname(manifests(killed)[0])  # step 2500: steps remain to run
             run(["cavity", "--n", "48", "--re", "400", "--steps", "3000", "--quiet", "--pattern", "ab", "--layout",
-                 "soa", "--output", other, "--restart", newest], 2, must_contain=["converted"])
+                 "soa", "--output", other, "--restart", older], 2, must_contain=["converted"])
             expect(summary(other).get("fields_fnv1a64") == a.get("fields_fnv1a64"),
                    f"{tag}: restart on 2 ranks, SoA, AB gives the same fields")
 
@@ -152,6 +152,12 @@ with tempfile.TemporaryDirectory() as tmp:
         expect(proc.returncode != 0 and "stopped by SIGTERM" in err and len(manifests(term3)) == 1,
                f"SIGTERM to mpiexec, 3 ranks: exit {proc.returncode}, one checkpoint")
 
+    # --checkpoint-interval: rank 0's clock decides, the ranks agree at a step boundary.
+    timed = os.path.join(tmp, "timed")
+    run(["cavity", "--n", "48", "--steps", "20000", "--checkpoint-interval", "0.2", "--quiet", "--output", timed])
+    written = summary(timed).get("checkpoints", {}).get("written", 0)
+    expect(written >= 2 and len(manifests(timed)) == 2, f"--checkpoint-interval 0.2: {written} written, two kept")
+
     # Damaged checkpoints: the newest is refused by name; latest falls back to the one before.
     for damage in ("corrupt", "truncate"):
         d = os.path.join(tmp, damage)
@@ -168,7 +174,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 f.write(bytes([byte[0] ^ 0xFF]))
             else:
                 f.truncate(size // 2)
-        run(args + ["--output", d, "--restart", newest], expect=1,
+        run(["cavity", "--n", "16", "--steps", "260", "--quiet", "--output", d, "--restart", newest], expect=1,
             must_contain=["checksum mismatch" if damage == "corrupt" else "rank_0000.h5"])
         run(["cavity", "--n", "16", "--steps", "260", "--quiet", "--output", d, "--restart", "latest"],
             must_contain=["skipped damaged", "step 150"])
