@@ -122,8 +122,10 @@ void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code) 
     auto* cmd = app.add_subcommand("cavity", "Lid-driven cavity (Ghia et al. 1982): centre lines, vortex, fields");
     cmd->add_option("--dim", p->dim, "2 or 3")->check(CLI::IsMember({2, 3}))->capture_default_str();
     cmd->add_option("--n", p->n, "Fluid voxels per side")->capture_default_str();
-    cmd->add_option("--re", p->reynolds, "Reynolds number U N / nu")->capture_default_str();
-    cmd->add_option("--lid-velocity", p->lid_velocity, "Lid velocity U (lattice units)")->capture_default_str();
+    cmd->add_option("--re", p->reynolds, "Reynolds number U N / nu")->check(positive_finite())->capture_default_str();
+    cmd->add_option("--lid-velocity", p->lid_velocity, "Lid velocity U (lattice units)")
+        ->check(positive_finite())
+        ->capture_default_str();
     add_run_options(*cmd, *opts);
     cmd->callback([=, &parallel, &exit_code] {
       default_lattice(*opts, p->dim, cmd->count("--lattice") > 0);
@@ -153,8 +155,12 @@ void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code) 
     cmd->add_option("--height", p->height, "Fluid voxels across the channel (H)")->capture_default_str();
     cmd->add_option("--length", p->length, "Voxels along the flow (x)")->capture_default_str();
     cmd->add_option("--depth", p->depth, "Voxels along z (3D)")->capture_default_str();
-    cmd->add_option("--re", p->reynolds, "Reynolds number U_max H / nu")->capture_default_str();
-    cmd->add_option("--max-velocity", p->max_velocity, "Centre-line velocity of the parabola")->capture_default_str();
+    cmd->add_option("--re", p->reynolds, "Reynolds number U_max H / nu")
+        ->check(positive_finite())
+        ->capture_default_str();
+    cmd->add_option("--max-velocity", p->max_velocity, "Centre-line velocity of the parabola")
+        ->check(positive_finite())
+        ->capture_default_str();
     cmd->add_option("--drive", *drive, "force (periodic, Guo body force) or pressure (regularized inlet/outlet)")
         ->check(CLI::IsMember({"force", "pressure"}))
         ->capture_default_str();
@@ -183,8 +189,10 @@ void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code) 
     auto p = std::make_shared<lbm::cases::TaylorGreenParams>();
     auto* cmd = app.add_subcommand("taylor-green", "2D decaying Taylor-Green vortex on a periodic box");
     cmd->add_option("--n", p->n, "Voxels per side")->capture_default_str();
-    cmd->add_option("--re", p->reynolds, "Reynolds number U0 N / nu")->capture_default_str();
-    cmd->add_option("--velocity", p->velocity, "Initial velocity amplitude U0")->capture_default_str();
+    cmd->add_option("--re", p->reynolds, "Reynolds number U0 N / nu")->check(positive_finite())->capture_default_str();
+    cmd->add_option("--velocity", p->velocity, "Initial velocity amplitude U0")
+        ->check(positive_finite())
+        ->capture_default_str();
     add_run_options(*cmd, *opts);
     cmd->callback([=, &parallel, &exit_code] {
       default_lattice(*opts, 2, cmd->count("--lattice") > 0);

@@ -20,6 +20,12 @@ double Parallel::max(double local) const {
   return global;
 }
 
+unsigned Parallel::bitwise_or(unsigned local) const {
+  unsigned global = 0;
+  MPI_Allreduce(&local, &global, 1, MPI_UNSIGNED, MPI_BOR, m_comm);
+  return global;
+}
+
 std::vector<double> Parallel::gather(const std::vector<double>& local) const {
   const int count = int(local.size());
   std::vector<int> counts(root() ? m_size : 0), offsets;
@@ -42,6 +48,7 @@ void Parallel::barrier() const { MPI_Barrier(m_comm); }
 #else
 double Parallel::sum(double local) const { return local; }
 double Parallel::max(double local) const { return local; }
+unsigned Parallel::bitwise_or(unsigned local) const { return local; }
 std::vector<double> Parallel::gather(const std::vector<double>& local) const { return local; }
 void Parallel::barrier() const {}
 #endif

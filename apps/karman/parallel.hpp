@@ -37,6 +37,8 @@ class Parallel {
   double sum(double local) const;
   /// Maximum over ranks, on every rank.
   double max(double local) const;
+  /// Bitwise OR over ranks, on every rank (flags that any rank may raise).
+  unsigned bitwise_or(unsigned local) const;
   /// Concatenation in rank order of every rank's `local`, on rank 0 (empty elsewhere).
   std::vector<double> gather(const std::vector<double>& local) const;
   /// Waits for every rank.

@@ -1,6 +1,56 @@
 #include "run_options.hpp"
 
+#include <karman/core/error.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
 namespace karman::app {
+namespace {
+
+/// A readable number: integers as integers, others with six significant digits.
+std::string readable(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+/// Whole numbers from `lo` up, with a message a person can read (CLI11's PositiveNumber prints
+/// its upper bound, the largest double, with 309 digits).
+CLI::Validator integer_at_least(long lo) {
+  return CLI::Validator(
+      [lo](std::string& input) -> std::string {
+        long value = 0;
+        char rest = 0;
+        if (std::sscanf(input.c_str(), "%ld%c", &value, &rest) != 1) return "'" + input + "' is not a whole number";
+        if (value < lo) return input + " out of range: at least " + std::to_string(lo);
+        return {};
+      },
+      lo == 1 ? "INT>0" : "INT>=" + std::to_string(lo));
+}
+
+/// Finite numbers above `lo` (or from `lo` when `inclusive`); rejects nan and inf.
+CLI::Validator finite_above(double lo, bool inclusive) {
+  return CLI::Validator(
+      [lo, inclusive](std::string& input) -> std::string {
+        double value = 0;
+        char rest = 0;
+        if (std::sscanf(input.c_str(), "%lf%c", &value, &rest) != 1) return "'" + input + "' is not a number";
+        if (!std::isfinite(value)) return input + " is not a finite number";
+        if (inclusive ? value < lo : value <= lo) {
+          return input + " out of range: must be " + (inclusive ? ">= " : "> ") + readable(lo);
+        }
+        return {};
+      },
+      inclusive ? "NUM>=" + readable(lo) : "NUM>" + readable(lo));
+}
+
+}  // namespace
+
+CLI::Validator positive_integer() { return integer_at_least(1); }
+CLI::Validator positive_finite() { return finite_above(0, false); }
+CLI::Validator non_negative_finite() { return finite_above(0, true); }
 
 void add_run_options(CLI::App& command, RunOptions& o) {
   command.add_option("--lattice", o.variant.lattice, "Velocity set (default: d2q9 in 2D, d3q19 in 3D)")
@@ -17,20 +67,24 @@ void add_run_options(CLI::App& command, RunOptions& o) {
   command.add_option("--collision", o.variant.collision, "Collision operator")
       ->check(CLI::IsMember({"bgk", "trt"}))
       ->capture_default_str();
-  auto* steps = command.add_option("--steps", o.steps, "Run exactly S time steps")->check(CLI::PositiveNumber);
+  auto* steps = command.add_option("--steps", o.steps, "Run exactly S time steps")->check(positive_integer());
   auto* steady =
       command
           .add_option("--until-steady", o.until_steady, "Run until the residual |u(t)-u(t-k)|/|u(t)| falls below TOL")
-          ->check(CLI::PositiveNumber);
+          ->check(positive_finite());
   steps->excludes(steady);
-  command.add_option("--max-steps", o.max_steps, "Step cap for --until-steady")
-      ->check(CLI::PositiveNumber)
+  command
+      .add_option("--max-steps", o.max_steps,
+                  "Step cap for --until-steady; reaching it unconverged exits with code 4 (fields still written)")
+      ->check(positive_integer())
       ->capture_default_str();
-  command.add_option("--check-every", o.check_every, "Steps k between residual checks (default: from the size)")
-      ->check(CLI::PositiveNumber);
+  command
+      .add_option("--check-every", o.check_every,
+                  "Steps k between residual and divergence checks (default: from the size)")
+      ->check(positive_integer());
   command.add_option("--output", o.output, "Output directory")->capture_default_str();
   command.add_option("--output-every", o.output_every, "Write fields every K steps (default: only at the end)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_at_least(0));
   command.add_option("--overlap", o.overlap, "Overlap the MPI halo exchange with interior work (on|off)")
       ->transform(CLI::CheckedTransformer(std::map<std::string, bool>{{"on", true}, {"off", false}}))
       ->default_str("on");
@@ -42,6 +96,39 @@ void add_run_options(CLI::App& command, RunOptions& o) {
   command.add_flag("--halo-pack", o.halo_pack,
                    "Pack each halo transfer into one buffer per neighbour whatever the layout (classical SoA + pack)");
   command.add_flag("--quiet", o.quiet, "No progress lines");
+  command
+      .add_option("--checkpoint-every", o.checkpoint_every,
+                  "Write a checkpoint every K steps into OUTPUT/checkpoints (the newest two are kept; AA: K even)")
+      ->check(positive_integer());
+  command
+      .add_option("--checkpoint-interval", o.checkpoint_interval,
+                  "Write a checkpoint every SECONDS of run time (at the next step, even for AA)")
+      ->check(positive_finite());
+  command.add_option("--restart", o.restart,
+                     "Continue from a checkpoint: OUTPUT/checkpoints/step_* directory, or 'latest' in --output");
+  command.add_flag("--force", o.force, "With --restart: accept changed physical parameters (--re, collision, ...)");
+  command.add_flag("--overwrite", o.overwrite, "Replace an earlier run's files in the output directory");
+  command
+      .add_option("--inject-nan", o.inject_nan,
+                  "Testing aid: put NaN into the populations of the box's centre voxel after step S, to see the "
+                  "divergence check stop the run")
+      ->check(integer_at_least(0));
+}
+
+void validate_run_options(const RunOptions& o) {
+  if (o.steps == 0 && o.until_steady == 0) throw Error("give --steps S or --until-steady TOL");
+  if (o.variant.pattern == "aa" && o.checkpoint_every % 2 != 0) {
+    throw Error("--checkpoint-every " + std::to_string(o.checkpoint_every) +
+                " with --pattern aa: AA populations are complete only after an even number of steps; give an "
+                "even K");
+  }
+  if (o.variant.pattern == "aa" && o.inject_nan > 0 && o.inject_nan % 2 != 0) {
+    throw Error("--inject-nan " + std::to_string(o.inject_nan) + " with --pattern aa: give an even step");
+  }
+  if (o.force && o.restart.empty()) throw Error("--force only applies with --restart");
+  if (o.overwrite && !o.restart.empty()) {
+    throw Error("--overwrite and --restart contradict each other: a restart keeps the output directory's files");
+  }
 }
 
 }  // namespace karman::app

@@ -24,7 +24,30 @@ struct RunOptions {
   bool no_fields = false;                ///< skip HDF5 field output (benchmark runs)
   bool halo_pack = false;                ///< pack halos into one buffer per neighbour (SoA + pack)
   bool quiet = false;                    ///< no progress lines
+  long checkpoint_every = 0;             ///< write a checkpoint every K steps (0: off)
+  double checkpoint_interval = 0;        ///< write a checkpoint every S seconds of run time (0: off)
+  std::string restart;                   ///< checkpoint to continue from: a directory or "latest"
+  bool force = false;                    ///< restart although physical parameters changed
+  bool overwrite = false;                ///< replace an earlier run's files in the output directory
+  long inject_nan = -1;                  ///< testing aid: NaN into the populations after this step
 };
+
+/// Exit codes of a case run (README "Exit codes"); 1 is any error, 2 a command-line error.
+enum ExitCode : int {
+  exit_diverged = 3,         ///< NaN/Inf or a density out of range was found
+  exit_not_converged = 4,    ///< --max-steps reached before --until-steady's tolerance
+  exit_signal_offset = 128,  ///< stopped by signal N after a checkpoint: 128 + N (130 SIGINT, 143 SIGTERM)
+};
+
+/// Checks RunOptions for contradictions the parser cannot see; throws karman::Error naming the
+/// options and the accepted values.
+void validate_run_options(const RunOptions& options);
+
+/// CLI11 checks with readable messages: whole numbers >= 1, and finite numbers > 0 or >= 0
+/// (nan and inf refused).
+CLI::Validator positive_integer();
+CLI::Validator positive_finite();
+CLI::Validator non_negative_finite();
 
 /// Adds the shared options to a case subcommand; `dims` is the accepted --lattice set.
 void add_run_options(CLI::App& command, RunOptions& options);

@@ -30,6 +30,13 @@ with tempfile.TemporaryDirectory() as tmp:
     run(["--help"], must_contain=["cavity", "channel", "taylor-green"])
     run(["cavity", "--help"], must_contain=["--until-steady", "--layout", "--output-every"])
     run(["--version"], must_contain=["karman"])
+    # A direct run as a newcomer types it: Karman's help, not Kokkos's, and no OMP_PROC_BIND warning.
+    bare = subprocess.run([KARMAN, "--help"], capture_output=True, text=True, timeout=60,
+                          env={k: v for k, v in os.environ.items() if k != "OMP_PROC_BIND"})
+    if not bare.stdout.startswith("Karman") or "Kokkos command line arguments" in bare.stdout + bare.stderr or \
+            "OMP_PROC_BIND" in bare.stdout + bare.stderr:
+        failures.append("karman --help: Kokkos help or warning first")
+    run(["cavity", "--n", "8", "--steps", "2", "--config", "/nonexistent.toml"], False, ["no such file"])
     run(["--backend-info"], must_contain=["Kokkos version", "concurrency"])
 
     # Every case runs and writes what it promises.

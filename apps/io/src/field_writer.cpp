@@ -8,6 +8,8 @@
 #include "hdf5_field_file.hpp"
 #endif
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -176,9 +178,57 @@ void FieldWriter::write(int step, double time, const FieldSlab& slab) {
                 std::to_string(m_box.extents.extent(slab_axis())) + " along " + axis_name(slab_axis()));
   }
 
+  all.run([&] { check_free_space(step, slab); });
   all.run([&] { write_hdf5(step, time, slab); });
   all.run([&] {
     if (m_rank == 0) record_step(std::move(written));
+  });
+}
+
+void FieldWriter::check_free_space(int step, const FieldSlab& slab) const {
+  // A shared file on a disk that fills up stops parallel HDF5 with the ranks in different
+  // collective calls of H5Fclose, where they wait for each other forever: so the space is
+  // checked first, and a full disk becomes an error all ranks agree on before any of them starts.
+  const bool shared = m_mode == FileMode::single_file;
+  if (shared && m_rank != 0) return;
+  const std::size_t planes = shared ? std::size_t(m_box.extents.extent(slab_axis())) : std::size_t(slab.slab_planes);
+  const double need = double(planes * plane_size(m_box.extents) * m_names.size() * sizeof(double)) + 65536.0;
+  struct statvfs fs {};
+  if (::statvfs(m_directory.c_str(), &fs) != 0) return;  // the write itself will say what is wrong
+  const double free_bytes = double(fs.f_bavail) * double(fs.f_frsize);
+  if (free_bytes < need) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%.0f bytes free, step %d needs about %.0f", free_bytes, step, need);
+    throw Error(std::string(where_write) + ": cannot write into '" + m_directory.string() +
+                "': No space left on device (" + text + "); earlier steps are intact");
+  }
+}
+
+void FieldWriter::adopt_earlier_steps(int step, int every, const FieldSlab& slab) {
+#if KARMAN_ENABLE_MPI
+  const detail::Collective all = m_comm == MPI_COMM_NULL ? detail::Collective() : detail::Collective(m_comm);
+#else
+  const detail::Collective all;
+#endif
+  const std::vector<long long> gathered = all.all_gather({step, slab.slab_begin, slab.slab_planes});
+  all.run([&] {
+    if (m_rank != 0 || every <= 0) return;
+    for (int s = 0; s <= step; s += every) {
+      bool complete = true;
+      for (const std::string& name : file_names(s)) complete = complete && std::filesystem::exists(m_directory / name);
+      // A file of one rank more means another rank count wrote this step: other slabs.
+      if (m_mode == FileMode::file_per_rank)
+        complete = complete && !std::filesystem::exists(m_directory / per_rank_name(s, m_ranks));
+      if (!complete) continue;
+      WrittenStep written;
+      written.step = s;
+      written.time = double(s);
+      for (int r = 0; r < m_ranks; ++r) {
+        written.slab_begins.push_back(static_cast<int>(gathered[3 * r + 1]));
+        written.slab_planes.push_back(static_cast<int>(gathered[3 * r + 2]));
+      }
+      record_step(std::move(written));
+    }
   });
 }
 
@@ -206,14 +256,21 @@ void FieldWriter::write_hdf5(int step, double time, const FieldSlab& slab) const
   }
   // Readers (ParaView following the XDMF file) never see a half-written file.
   file.path = m_directory / ("." + name + ".tmp");
-  if (m_ranks == 1 || m_mode == FileMode::file_per_rank) {
-    detail::write_field_file(file, m_box, m_names, step, time, slab);
-  } else {
+  try {
+    if (m_ranks == 1 || m_mode == FileMode::file_per_rank) {
+      detail::write_field_file(file, m_box, m_names, step, time, slab);
+    } else {
 #if KARMAN_ENABLE_MPI && KARMAN_HDF5_PARALLEL
-    detail::write_shared_field_file(file, m_box, m_names, step, time, slab, m_comm);
+      detail::write_shared_field_file(file, m_box, m_names, step, time, slab, m_comm);
 #else
-    throw std::logic_error("karman::io::FieldWriter: one shared file from several ranks without parallel HDF5");
+      throw std::logic_error("karman::io::FieldWriter: one shared file from several ranks without parallel HDF5");
 #endif
+    }
+  } catch (...) {
+    // A failed write (a full disk) leaves no hidden temporary file behind.
+    std::error_code ec;
+    if (m_rank == 0 || m_mode == FileMode::file_per_rank) std::filesystem::remove(file.path, ec);
+    throw;
   }
   // H5Fclose of a shared file is collective: once it returns on rank 0 every rank's data is in.
   if (m_rank == 0 || m_mode == FileMode::file_per_rank) {

@@ -1,39 +1,9 @@
 #include "hdf5_field_file.hpp"
 
-#include <karman/core/error.hpp>
-
-#include <hdf5.h>
+#include "hdf5_handle.hpp"
 
 namespace karman::detail {
 namespace {
-
-/// An HDF5 identifier closed when it goes out of scope; a failed call throws at once.
-class Handle {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t), const std::string& failure) : m_id(id), m_close(close) {
-    if (id < 0) throw Error(failure);
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  ~Handle() {
-    if (m_id >= 0) m_close(m_id);
-  }
-  hid_t get() const { return m_id; }
-  /// Closes now and reports failure: closing a file is where HDF5 flushes it.
-  void close(const std::string& failure) {
-    const herr_t status = m_close(m_id);
-    m_id = -1;
-    if (status < 0) throw Error(failure);
-  }
-
- private:
-  hid_t m_id;
-  herr_t (*m_close)(hid_t);
-};
-
-void check(herr_t status, const std::string& failure) {
-  if (status < 0) throw Error(failure);
-}
 
 void write_attribute(hid_t location, const char* name, hid_t file_type, hid_t memory_type, const void* values,
                      hsize_t count, const std::string& where) {
@@ -47,6 +17,7 @@ void write_attribute(hid_t location, const char* name, hid_t file_type, hid_t me
 void write(const FieldFile& file, const io::BoxGeometry& box, const std::vector<std::string>& names, int step,
            double time, const io::FieldSlab& slab, hid_t file_access, hid_t transfer) {
   const std::string where = "karman::io::FieldWriter: HDF5 file '" + file.path.string() + "'";
+  silence_hdf5_errors();
   Handle h5file(H5Fcreate(file.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, file_access), H5Fclose,
                 where + ": cannot create it");
   {

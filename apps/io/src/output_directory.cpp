@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <system_error>
 
@@ -31,6 +32,45 @@ void prepare_output_directory(const std::filesystem::path& directory) {
   if (error_number != 0) {
     throw Error(std::string(where) + ": directory '" + directory.string() +
                 "' is not writable: " + detail::os_reason(error_number));
+  }
+}
+
+namespace {
+
+/// Whether `name` is something a karman run writes into its output directory.
+bool written_by_karman(const std::string& name) {
+  static const char* exact[] = {"summary.json",     "fields.xdmf", "checkpoints", "centerline_u.csv",
+                                "centerline_v.csv", "profile.csv", "vortex.json"};
+  for (const char* e : exact) {
+    if (name == e) return true;
+  }
+  const auto ends_with = [&](const std::string& tail) {
+    return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return (name.rfind("fields_", 0) == 0 || name.rfind(".fields_", 0) == 0) && (ends_with(".h5") || ends_with(".tmp"));
+}
+
+}  // namespace
+
+std::vector<std::string> earlier_run_files(const std::filesystem::path& directory) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (written_by_karman(name)) found.push_back(name);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+void remove_earlier_run_files(const std::filesystem::path& directory) {
+  for (const std::string& name : earlier_run_files(directory)) {
+    std::error_code ec;
+    std::filesystem::remove_all(directory / name, ec);
+    if (ec) {
+      throw Error("karman::io::remove_earlier_run_files: cannot remove '" + (directory / name).string() +
+                  "': " + ec.message());
+    }
   }
 }
 

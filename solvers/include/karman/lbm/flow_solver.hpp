@@ -11,6 +11,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -48,6 +49,21 @@ class FlowSolver {
   virtual int populations() const = 0;
   /// Human-readable variant, e.g. "d3q19/float/soa/bgk/ab".
   virtual std::string description() const = 0;
+  /// Bytes of one stored population: 4 (float) or 8 (double).
+  virtual int population_size() const = 0;
+  /// True when the populations the next step reads lie in the owned voxels alone, so that
+  /// save_populations() captures the whole state: always for AB, after an even number of steps
+  /// for AA (after an odd AA step part of them wait in the halo planes).
+  virtual bool populations_complete() const = 0;
+  /// Copies the populations the next step reads into `out` (owned voxels x Q x population_size()
+  /// bytes) in the order (voxel, population): owned voxels in local order (x fastest), populations
+  /// in lattice order, each as its post-collision value whatever the layout and pattern, so every
+  /// layout and both patterns give the same bytes. Throws karman::Error unless
+  /// populations_complete().
+  virtual void save_populations(std::byte* out) const = 0;
+  /// Replaces the populations with `in` in save_populations' order and sets the step count to
+  /// `steps` (even for AA). Throws karman::Error for an odd AA step count.
+  virtual void load_populations(const std::byte* in, std::int64_t steps) = 0;
 #if KARMAN_ENABLE_MPI
   /// True when halos move through MPI (a decomposed run).
   virtual bool uses_mpi() const = 0;

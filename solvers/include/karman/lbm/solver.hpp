@@ -188,6 +188,53 @@ class Solver final : public FlowSolver {
   /// Which voxels run the bulk and which the boundary kernel.
   const UpdateSchedule<MemorySpace>& schedule() const { return m_schedule; }
 
+  int population_size() const override { return int(sizeof(T)); }
+
+  bool populations_complete() const override { return P == Pattern::ab || m_steps % 2 == 0; }
+
+  void save_populations(std::byte* out) const override {
+    if (!populations_complete()) {
+      throw Error("karman::lbm::Solver::save_populations: AA step count " + std::to_string(m_steps) +
+                  " is odd; populations are complete in the owned voxels after an even number of steps");
+    }
+    const VoxelRange owned = m_part.owned();
+    Kokkos::View<T**, Kokkos::LayoutRight, MemorySpace> packed("karman::saved_populations", owned.size(), L::Q);
+    // AA keeps population i in slot opposite(i) after an even step (see initialize()).
+    const field_type f = m_f[0];
+    const bool opposite_slots = P == Pattern::aa;
+    Kokkos::parallel_for(
+        "karman::gather_populations", Kokkos::RangePolicy<execution_space>(0, owned.size()),
+        KOKKOS_LAMBDA(const index_t v) {
+          for (int i = 0; i < L::Q; ++i) packed(v, i) = f(owned.begin + v, opposite_slots ? L::opposite(i) : i);
+        });
+    Kokkos::deep_copy(HostPopulations<T>(reinterpret_cast<T*>(out), owned.size(), L::Q), packed);
+  }
+
+  void load_populations(const std::byte* in, std::int64_t steps) override {
+    if (P == Pattern::aa && steps % 2 != 0) {
+      throw Error("karman::lbm::Solver::load_populations: AA step count " + std::to_string(steps) +
+                  " is odd; accepted: even counts");
+    }
+    const VoxelRange owned = m_part.owned();
+    Kokkos::View<T**, Kokkos::LayoutRight, MemorySpace> packed("karman::loaded_populations", owned.size(), L::Q);
+    Kokkos::deep_copy(packed, HostPopulations<const T>(reinterpret_cast<const T*>(in), owned.size(), L::Q));
+    const field_type f = m_f[0];
+    const bool opposite_slots = P == Pattern::aa;
+    Kokkos::parallel_for(
+        "karman::scatter_populations", Kokkos::RangePolicy<execution_space>(0, owned.size()),
+        KOKKOS_LAMBDA(const index_t v) {
+          for (int i = 0; i < L::Q; ++i) f(owned.begin + v, opposite_slots ? L::opposite(i) : i) = packed(v, i);
+        });
+    Kokkos::fence();
+    m_steps = steps;
+  }
+
+  /// A caller's host buffer of (voxel, population) values, seen as a view; buffers from
+  /// operator new or std::vector are aligned for T.
+  template <class Value>
+  using HostPopulations =
+      Kokkos::View<Value**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
  private:
 #if KARMAN_ENABLE_MPI
   const comm::MpiHaloExchanger<field_type>* mpi_exchanger() const {

@@ -54,6 +54,12 @@ class FieldWriter {
   /// steps whose files are complete. Writing a step again replaces it.
   void write(int step, double time, const FieldSlab& slab);
 
+  /// After a restart at `step`: lists in the XDMF file the earlier output steps (multiples of
+  /// `every` up to `step`) whose files are all present, as if this writer had written them, so
+  /// ParaView still sees the whole time series (a collective call; `slab` is this rank's, whose
+  /// datasets are not read). Per-rank files count only when written by as many ranks as now.
+  void adopt_earlier_steps(int step, int every, const FieldSlab& slab);
+
   /// single_file or file_per_rank, as chosen at construction.
   FileMode file_mode() const { return m_mode; }
   /// The axis the slabs cut: 2 (z) in 3D, 1 (y) in 2D.
@@ -83,6 +89,8 @@ class FieldWriter {
   void resolve_mode(FileMode requested);
   void check_slab(int step, double time, const FieldSlab& slab) const;
   void write_hdf5(int step, double time, const FieldSlab& slab) const;
+  /// Throws karman::Error when the directory lacks the space of this rank's file of `step`.
+  void check_free_space(int step, const FieldSlab& slab) const;
   void record_step(WrittenStep written);
 
   std::filesystem::path m_directory;

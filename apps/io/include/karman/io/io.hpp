@@ -4,6 +4,7 @@
 
 #include <karman/io/atomic_file.hpp>
 #include <karman/io/box_geometry.hpp>
+#include <karman/io/checkpoint_file.hpp>
 #include <karman/io/csv.hpp>
 #include <karman/io/field_slab.hpp>
 #include <karman/io/field_writer.hpp>

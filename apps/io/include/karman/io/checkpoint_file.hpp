@@ -1,0 +1,51 @@
+#pragma once
+/// \file checkpoint_file.hpp
+/// One rank's checkpoint file (issue 11): a slab of whole planes of the global box, each voxel a
+/// record of `components` values (the populations), with the step, the run's configuration and
+/// a checksum; written atomically (temporary file, fsync, rename) so a reader sees a complete
+/// file or none. karman_io stays ignorant of lattices: the values are opaque bytes here.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace karman::io {
+
+/// What one checkpoint file holds.
+struct CheckpointSlab {
+  long long step = 0;                         ///< time steps done
+  std::array<long long, 3> global_extents{};  ///< the whole box, nx, ny, nz
+  int slab_begin = 0;                         ///< first global plane of the slab (z in 3D, y in 2D)
+  int slab_planes = 0;                        ///< planes in the slab
+  int components = 0;                         ///< values per voxel (populations Q)
+  int value_size = 0;                         ///< bytes per value: 4 (float) or 8 (double)
+  std::string configuration;                  ///< the run's configuration, JSON text
+  std::vector<std::byte> values;              ///< (voxel, component) values, voxels x fastest
+  std::uint64_t checksum = 0;                 ///< checksum(values) as written
+  /// Voxels of one plane of the slab (nx in 2D, nx ny in 3D).
+  long long plane_voxels() const;
+  /// Bytes of `values` the header promises.
+  std::size_t expected_bytes() const;
+};
+
+/// 64-bit FNV-1a over the bytes, eight at a time: cheap next to the write, and it catches the
+/// flipped or lost bytes of a damaged file.
+std::uint64_t checksum(const std::byte* data, std::size_t bytes);
+
+/// Writes `slab` to `path` through a temporary file in the same directory, flushed to disk and
+/// then renamed; stores checksum(slab.values). Throws karman::Error naming the path and reason
+/// (the temporary file removed). HDF5's own error printing is silenced.
+void write_checkpoint_file(const std::filesystem::path& path, const CheckpointSlab& slab);
+
+/// Reads a file of write_checkpoint_file and verifies its size and checksum; throws
+/// karman::Error "checkpoint file '<path>': <what is wrong>" for a missing, truncated, foreign
+/// or corrupted file. With `values` false only the header is read.
+CheckpointSlab read_checkpoint_file(const std::filesystem::path& path, bool values = true);
+
+/// Flushes a directory's entries (renames, creations) to disk; best effort.
+void sync_directory(const std::filesystem::path& directory);
+
+}  // namespace karman::io

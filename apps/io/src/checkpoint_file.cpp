@@ -1,0 +1,213 @@
+#include <karman/core/error.hpp>
+#include <karman/io/checkpoint_file.hpp>
+
+#include "unique_file.hpp"
+
+#include <fcntl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#if KARMAN_ENABLE_HDF5
+#include "hdf5_handle.hpp"
+#endif
+
+namespace karman::io {
+
+long long CheckpointSlab::plane_voxels() const {
+  return global_extents[2] > 1 ? global_extents[0] * global_extents[1] : global_extents[0];
+}
+
+std::size_t CheckpointSlab::expected_bytes() const {
+  return std::size_t(plane_voxels()) * std::size_t(slab_planes) * std::size_t(components) * std::size_t(value_size);
+}
+
+std::uint64_t checksum(const std::byte* data, std::size_t bytes) {
+  constexpr std::uint64_t prime = 0x100000001b3ULL;
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  std::size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, data + i, 8);
+    hash = (hash ^ word) * prime;
+  }
+  for (; i < bytes; ++i) hash = (hash ^ std::uint64_t(data[i])) * prime;
+  return hash;
+}
+
+void sync_directory(const std::filesystem::path& directory) {
+  const int fd = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+#if KARMAN_ENABLE_HDF5
+namespace {
+
+constexpr const char* format_name = "karman-checkpoint-1";
+
+void write_attribute(hid_t file, const char* name, hid_t type, const void* values, hsize_t count,
+                     const std::string& where) {
+  const std::string failure = where + ": cannot write attribute '" + name + "'";
+  detail::Handle space(count == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &count, nullptr), H5Sclose, failure);
+  detail::Handle attribute(H5Acreate2(file, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, failure);
+  detail::check(H5Awrite(attribute.get(), type, values), failure);
+}
+
+void write_string(hid_t file, const char* name, const std::string& text, const std::string& where) {
+  const std::string failure = where + ": cannot write attribute '" + name + "'";
+  detail::Handle type(H5Tcopy(H5T_C_S1), H5Tclose, failure);
+  detail::check(H5Tset_size(type.get(), text.size() + 1), failure);
+  detail::Handle space(H5Screate(H5S_SCALAR), H5Sclose, failure);
+  detail::Handle attribute(H5Acreate2(file, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+                           failure);
+  detail::check(H5Awrite(attribute.get(), type.get(), text.c_str()), failure);
+}
+
+void read_attribute(hid_t file, const char* name, hid_t type, void* values, const std::string& where) {
+  const std::string failure = where + ": attribute '" + name + "' missing or unreadable";
+  detail::Handle attribute(H5Aopen(file, name, H5P_DEFAULT), H5Aclose, failure);
+  detail::check(H5Aread(attribute.get(), type, values), failure);
+}
+
+std::string read_string(hid_t file, const char* name, const std::string& where) {
+  const std::string failure = where + ": attribute '" + name + "' missing or unreadable";
+  detail::Handle attribute(H5Aopen(file, name, H5P_DEFAULT), H5Aclose, failure);
+  detail::Handle type(H5Aget_type(attribute.get()), H5Tclose, failure);
+  if (H5Tget_class(type.get()) != H5T_STRING) throw Error(failure);
+  std::string text(H5Tget_size(type.get()), '\0');
+  detail::check(H5Aread(attribute.get(), type.get(), text.data()), failure);
+  text.resize(std::strlen(text.c_str()));
+  return text;
+}
+
+hid_t file_type(int value_size) { return value_size == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE; }
+hid_t memory_type(int value_size) { return value_size == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE; }
+
+void write_hdf5(const std::filesystem::path& path, const CheckpointSlab& slab, std::uint64_t sum,
+                const std::string& where) {
+  detail::Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+                      where + ": cannot create it");
+  const hid_t root = file.get();
+  write_string(root, "format", format_name, where);
+  write_attribute(root, "step", H5T_NATIVE_LLONG, &slab.step, 1, where);
+  write_attribute(root, "global_extents", H5T_NATIVE_LLONG, slab.global_extents.data(), 3, where);
+  write_attribute(root, "slab_begin", H5T_NATIVE_INT, &slab.slab_begin, 1, where);
+  write_attribute(root, "slab_planes", H5T_NATIVE_INT, &slab.slab_planes, 1, where);
+  write_attribute(root, "components", H5T_NATIVE_INT, &slab.components, 1, where);
+  write_attribute(root, "value_size", H5T_NATIVE_INT, &slab.value_size, 1, where);
+  const unsigned long long sum_value = sum;
+  write_attribute(root, "checksum_fnv1a64", H5T_NATIVE_ULLONG, &sum_value, 1, where);
+  write_string(root, "configuration", slab.configuration, where);
+  const hsize_t shape[2] = {hsize_t(slab.plane_voxels()) * hsize_t(slab.slab_planes), hsize_t(slab.components)};
+  const std::string failure = where + ": cannot write dataset 'populations'";
+  detail::Handle space(H5Screate_simple(2, shape, nullptr), H5Sclose, failure);
+  detail::Handle dataset(
+      H5Dcreate2(root, "populations", file_type(slab.value_size), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose, failure);
+  detail::check(
+      H5Dwrite(dataset.get(), memory_type(slab.value_size), H5S_ALL, H5S_ALL, H5P_DEFAULT, slab.values.data()),
+      failure);
+  dataset.close(failure);
+  file.close(where + ": cannot close (flush) it");
+}
+
+}  // namespace
+
+void write_checkpoint_file(const std::filesystem::path& path, const CheckpointSlab& slab) {
+  const std::string where = "checkpoint file '" + path.string() + "'";
+  if (slab.values.size() != slab.expected_bytes() || (slab.value_size != 4 && slab.value_size != 8)) {
+    throw Error(where + ": " + std::to_string(slab.values.size()) + " bytes of values, the header promises " +
+                std::to_string(slab.expected_bytes()));
+  }
+  // HDF5 reports a full disk only as a failed write; saying so first is clearer.
+  struct statvfs fs {};
+  const double need = double(slab.values.size() + slab.configuration.size()) + 65536.0;
+  if (::statvfs(path.parent_path().empty() ? "." : path.parent_path().c_str(), &fs) == 0 &&
+      double(fs.f_bavail) * double(fs.f_frsize) < need) {
+    char text[128];
+    std::snprintf(text, sizeof text, "%.0f bytes free, the file needs about %.0f",
+                  double(fs.f_bavail) * double(fs.f_frsize), need);
+    throw Error(where + ": cannot write it: No space left on device (" + text + "); earlier checkpoints are intact");
+  }
+  detail::silence_hdf5_errors();
+  const detail::UniqueFile temporary =
+      detail::create_unique_file(path.parent_path(), "." + path.filename().string() + ".", "karman checkpoint");
+  ::close(temporary.fd);
+  int error_number = 0;
+  try {
+    write_hdf5(temporary.path, slab, checksum(slab.values.data(), slab.values.size()), where);
+    // HDF5 closed the file but the data may still sit in the page cache: a crash after the
+    // rename must not leave a renamed empty file.
+    const int fd = ::open(temporary.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::fsync(fd) != 0) error_number = errno;
+    if (fd >= 0) ::close(fd);
+    if (error_number == 0 && std::rename(temporary.path.c_str(), path.c_str()) != 0) error_number = errno;
+  } catch (...) {
+    ::unlink(temporary.path.c_str());
+    throw;
+  }
+  if (error_number != 0) {
+    ::unlink(temporary.path.c_str());
+    throw Error(where + ": cannot write it: " + detail::os_reason(error_number));
+  }
+}
+
+CheckpointSlab read_checkpoint_file(const std::filesystem::path& path, bool values) {
+  const std::string where = "checkpoint file '" + path.string() + "'";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw Error(where + ": no such file");
+  detail::silence_hdf5_errors();
+  if (H5Fis_hdf5(path.c_str()) <= 0) throw Error(where + ": not an HDF5 file (truncated or overwritten?)");
+  detail::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
+                      where + ": cannot open it (truncated or damaged?)");
+  const hid_t root = file.get();
+  if (H5Aexists(root, "format") <= 0 || read_string(root, "format", where) != format_name) {
+    throw Error(where + ": not a Karman checkpoint (no attribute format = " + format_name + ")");
+  }
+  CheckpointSlab slab;
+  read_attribute(root, "step", H5T_NATIVE_LLONG, &slab.step, where);
+  read_attribute(root, "global_extents", H5T_NATIVE_LLONG, slab.global_extents.data(), where);
+  read_attribute(root, "slab_begin", H5T_NATIVE_INT, &slab.slab_begin, where);
+  read_attribute(root, "slab_planes", H5T_NATIVE_INT, &slab.slab_planes, where);
+  read_attribute(root, "components", H5T_NATIVE_INT, &slab.components, where);
+  read_attribute(root, "value_size", H5T_NATIVE_INT, &slab.value_size, where);
+  unsigned long long sum = 0;
+  read_attribute(root, "checksum_fnv1a64", H5T_NATIVE_ULLONG, &sum, where);
+  slab.checksum = sum;
+  slab.configuration = read_string(root, "configuration", where);
+  if (slab.value_size != 4 && slab.value_size != 8) {
+    throw Error(where + ": value size " + std::to_string(slab.value_size) + " bytes, accepted: 4 or 8");
+  }
+  if (!values) return slab;
+  const std::string failure = where + ": dataset 'populations' missing or unreadable (truncated or damaged?)";
+  detail::Handle dataset(H5Dopen2(root, "populations", H5P_DEFAULT), H5Dclose, failure);
+  detail::Handle space(H5Dget_space(dataset.get()), H5Sclose, failure);
+  const hssize_t points = H5Sget_simple_extent_npoints(space.get());
+  if (points < 0 || std::size_t(points) * std::size_t(slab.value_size) != slab.expected_bytes()) {
+    throw Error(where + ": dataset 'populations' holds " + std::to_string(points) + " values, the header promises " +
+                std::to_string(slab.expected_bytes() / std::size_t(slab.value_size)));
+  }
+  slab.values.resize(slab.expected_bytes());
+  detail::check(H5Dread(dataset.get(), memory_type(slab.value_size), H5S_ALL, H5S_ALL, H5P_DEFAULT, slab.values.data()),
+                failure);
+  if (checksum(slab.values.data(), slab.values.size()) != slab.checksum) {
+    throw Error(where + ": checksum mismatch, the file is corrupted");
+  }
+  return slab;
+}
+#else
+void write_checkpoint_file(const std::filesystem::path& path, const CheckpointSlab&) {
+  throw Error("checkpoint file '" + path.string() + "': this karman was built without HDF5 (KARMAN_ENABLE_HDF5=OFF)");
+}
+
+CheckpointSlab read_checkpoint_file(const std::filesystem::path& path, bool) {
+  throw Error("checkpoint file '" + path.string() + "': this karman was built without HDF5 (KARMAN_ENABLE_HDF5=OFF)");
+}
+#endif
+
+}  // namespace karman::io

@@ -1,0 +1,259 @@
+#include "checkpoint.hpp"
+
+#include <karman/core/error.hpp>
+#include <karman/io/atomic_file.hpp>
+#include <karman/io/checkpoint_file.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace karman::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* manifest_format = "karman-checkpoint-1";
+
+fs::path checkpoints_root(const fs::path& output) { return output / "checkpoints"; }
+
+fs::path step_directory(const fs::path& output, long long step) {
+  char name[32];
+  std::snprintf(name, sizeof name, "step_%012lld", step);
+  return checkpoints_root(output) / name;
+}
+
+std::string rank_file_name(int rank) {
+  char name[32];
+  std::snprintf(name, sizeof name, "rank_%04d.h5", rank);
+  return name;
+}
+
+std::string hex(std::uint64_t value) {
+  char text[20];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+/// Reads `directory`/manifest.json; throws karman::Error saying what is wrong.
+CheckpointManifest read_manifest(const fs::path& directory) {
+  const fs::path path = directory / "manifest.json";
+  std::ifstream in(path);
+  if (!in) throw Error("checkpoint '" + directory.string() + "': no manifest.json (incomplete or not a checkpoint)");
+  std::stringstream text;
+  text << in.rdbuf();
+  CheckpointManifest m;
+  m.directory = directory;
+  try {
+    m.document = nlohmann::json::parse(text.str());
+    if (m.document.at("format").get<std::string>() != manifest_format) throw Error("format");
+    m.step = m.document.at("step").get<long long>();
+    (void)m.configuration();
+    if (!m.document.at("files").is_array() || m.document.at("files").empty()) throw Error("files");
+  } catch (const std::exception&) {
+    throw Error("checkpoint '" + directory.string() + "': manifest.json is damaged or not a " + manifest_format +
+                " manifest");
+  }
+  return m;
+}
+
+/// Step directories under `output`/checkpoints, complete or not, with their steps.
+std::vector<std::pair<long long, fs::path>> step_directories(const fs::path& output) {
+  std::vector<std::pair<long long, fs::path>> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(checkpoints_root(output), ec)) {
+    const std::string name = entry.path().filename().string();
+    long long step = 0;
+    char rest = 0;
+    if (entry.is_directory(ec) && std::sscanf(name.c_str(), "step_%lld%c", &step, &rest) == 1) {
+      found.emplace_back(step, entry.path());
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  return found;
+}
+
+/// Keeps the `keep` newest complete checkpoints; removes older ones and incomplete leftovers.
+void prune(const fs::path& output, int keep) {
+  int complete = 0;
+  for (const auto& [step, directory] : step_directories(output)) {
+    std::error_code ec;
+    const bool has_manifest = fs::exists(directory / "manifest.json", ec);
+    if (has_manifest && complete < keep) {
+      ++complete;
+    } else {
+      fs::remove_all(directory, ec);
+    }
+  }
+}
+
+/// The body of write_checkpoint: every rank's file, then rank 0's manifest and pruning.
+void write_rank_files_and_manifest(const Parallel& parallel, const fs::path& output, lbm::FlowSolver& solver,
+                                   const nlohmann::json& configuration, int keep, const fs::path& directory,
+                                   io::CheckpointSlab& slab) {
+  const auto& part = solver.partition();
+  const long long step = solver.steps();
+  collectively(parallel, [&] {
+    const Extents& global = part.global();
+    slab.step = step;
+    slab.global_extents = {global.nx, global.ny, global.nz};
+    slab.slab_begin = part.owned_begin();
+    slab.slab_planes = part.owned_planes();
+    slab.components = solver.populations();
+    slab.value_size = solver.population_size();
+    slab.configuration = configuration.dump();
+    slab.values.resize(slab.expected_bytes());
+    solver.save_populations(slab.values.data());
+    io::write_checkpoint_file(directory / rank_file_name(parallel.rank()), slab);
+  });
+  collectively(parallel, [&] {
+    if (!parallel.root()) return;
+    // Every rank's file is renamed into place; the manifest, written last, completes the checkpoint.
+    nlohmann::json files = nlohmann::json::array();
+    for (int r = 0; r < parallel.size(); ++r) {
+      const io::CheckpointSlab header = io::read_checkpoint_file(directory / rank_file_name(r), false);
+      files.push_back({{"file", rank_file_name(r)},
+                       {"slab_begin", header.slab_begin},
+                       {"slab_planes", header.slab_planes},
+                       {"bytes", header.expected_bytes()},
+                       {"checksum_fnv1a64", hex(header.checksum)}});
+    }
+    const nlohmann::json manifest = {{"format", manifest_format},
+                                     {"step", step},
+                                     {"ranks", parallel.size()},
+                                     {"global_extents", slab.global_extents},
+                                     {"populations", slab.components},
+                                     {"precision", slab.value_size == 4 ? "float" : "double"},
+                                     {"order", "(voxel, population), voxels x fastest, post-collision"},
+                                     {"files", files},
+                                     {"configuration", configuration}};
+    io::sync_directory(directory);
+    io::write_file_atomically(directory / "manifest.json", manifest.dump(2) + "\n");
+    io::sync_directory(directory);
+    prune(output, keep);
+    io::sync_directory(checkpoints_root(output));
+  });
+}
+
+}  // namespace
+
+double write_checkpoint(const Parallel& parallel, const fs::path& output, lbm::FlowSolver& solver,
+                        const nlohmann::json& configuration, int keep) {
+  const long long step = solver.steps();
+  const fs::path directory = step_directory(output, step);
+  collectively(parallel, [&] {
+    if (!parallel.root()) return;
+    std::error_code ec;
+    // A leftover of the same step (a run killed while writing it, temporary files and all) goes.
+    fs::remove_all(directory, ec);
+    fs::create_directories(directory, ec);
+    if (ec) throw Error("checkpoint: cannot create directory '" + directory.string() + "': " + ec.message());
+  });
+  io::CheckpointSlab slab;
+  try {
+    write_rank_files_and_manifest(parallel, output, solver, configuration, keep, directory, slab);
+  } catch (const Error&) {
+    // Every rank failed together (a full disk on one of them): the incomplete checkpoint goes,
+    // the earlier ones stay.
+    if (parallel.root()) {
+      std::error_code ec;
+      fs::remove_all(directory, ec);
+    }
+    throw;
+  }
+  return parallel.sum(double(slab.values.size()));
+}
+
+std::vector<CheckpointManifest> restart_candidates(const std::string& what, const fs::path& output) {
+  std::vector<CheckpointManifest> candidates;
+  if (what != "latest") {
+    fs::path directory = what;
+    if (directory.filename() == "manifest.json") directory = directory.parent_path();
+    std::error_code ec;
+    if (!fs::is_directory(directory, ec)) {
+      throw Error("--restart '" + what + "': no such checkpoint directory (give a checkpoints/step_* directory, " +
+                  "its manifest.json, or 'latest')");
+    }
+    candidates.push_back(read_manifest(directory));
+    return candidates;
+  }
+  std::vector<std::string> skipped;
+  for (const auto& [step, directory] : step_directories(output)) {
+    try {
+      candidates.push_back(read_manifest(directory));
+    } catch (const Error&) {
+      skipped.push_back(directory.filename().string());
+    }
+  }
+  if (candidates.empty()) {
+    throw Error("--restart latest: no complete checkpoint in '" + checkpoints_root(output).string() + "'" +
+                (skipped.empty() ? std::string() : " (" + std::to_string(skipped.size()) + " incomplete)") +
+                "; write some with --checkpoint-every K or --checkpoint-interval SECONDS");
+  }
+  return candidates;
+}
+
+CheckpointManifest load_checkpoint(const Parallel& parallel, const std::vector<CheckpointManifest>& candidates,
+                                   lbm::FlowSolver& solver) {
+  const auto& part = solver.partition();
+  const Extents& global = part.global();
+  const std::vector<long long> extents = {global.nx, global.ny, global.nz};
+  const long long plane_voxels = global.nz > 1 ? (long long)global.nx * global.ny : global.nx;
+  const std::size_t plane_bytes =
+      std::size_t(plane_voxels) * std::size_t(solver.populations()) * std::size_t(solver.population_size());
+  const int begin = part.owned_begin(), end = part.owned_begin() + part.owned_planes();
+  std::string reasons;
+  for (const CheckpointManifest& candidate : candidates) {
+    std::vector<std::byte> buffer(plane_bytes * std::size_t(part.owned_planes()));
+    try {
+      collectively(parallel, [&] {
+        const std::string where = "checkpoint '" + candidate.directory.string() + "'";
+        const auto& m = candidate.document;
+        if (m.at("global_extents").get<std::vector<long long>>() != extents) {
+          throw Error(where + ": box " + m.at("global_extents").dump() + ", this run's " +
+                      nlohmann::json(extents).dump());
+        }
+        int covered = 0;
+        for (const auto& entry : m.at("files")) {
+          const int file_begin = entry.at("slab_begin").get<int>();
+          const int file_end = file_begin + entry.at("slab_planes").get<int>();
+          const int lo = std::max(begin, file_begin), hi = std::min(end, file_end);
+          if (lo >= hi) continue;
+          const io::CheckpointSlab slab =
+              io::read_checkpoint_file(candidate.directory / entry.at("file").get<std::string>());
+          if (hex(slab.checksum) != entry.at("checksum_fnv1a64").get<std::string>() || slab.step != candidate.step ||
+              slab.slab_begin != file_begin || slab.slab_planes != file_end - file_begin) {
+            throw Error(where + ": file " + entry.at("file").get<std::string>() +
+                        " does not match the manifest (from another checkpoint?)");
+          }
+          if (slab.components != solver.populations() || slab.value_size != solver.population_size()) {
+            throw Error(where + ": " + std::to_string(slab.components) + " populations of " +
+                        std::to_string(slab.value_size) + " bytes, this run has " +
+                        std::to_string(solver.populations()) + " of " + std::to_string(solver.population_size()));
+          }
+          std::memcpy(buffer.data() + std::size_t(lo - begin) * plane_bytes,
+                      slab.values.data() + std::size_t(lo - file_begin) * plane_bytes,
+                      std::size_t(hi - lo) * plane_bytes);
+          covered += hi - lo;
+        }
+        if (covered != end - begin) {
+          throw Error(where + ": its files cover " + std::to_string(covered) + " of planes [" + std::to_string(begin) +
+                      ", " + std::to_string(end) + ")");
+        }
+      });
+      collectively(parallel, [&] { solver.load_populations(buffer.data(), candidate.step); });
+      if (parallel.root() && !reasons.empty()) {
+        std::fprintf(stderr, "karman: warning: skipped damaged checkpoints:%s; restarting from step %lld\n",
+                     reasons.c_str(), candidate.step);
+      }
+      return candidate;
+    } catch (const Error& e) {
+      reasons += std::string("\n  ") + e.what();
+    }
+  }
+  throw Error("no usable checkpoint:" + reasons);
+}
+
+}  // namespace karman::app

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Checkpoint and restart as a user on a shared machine meets them (issue 11): a run killed with
+SIGKILL after a checkpoint continues with --restart latest to bitwise the same fields and step
+count as an uninterrupted run (1 and 3 ranks, AB and AA, and onto another rank count, layout and
+pattern); SIGTERM writes a checkpoint and exits 143 with a restart hint; a corrupted or truncated
+checkpoint is refused and --restart latest falls back to the one before; a NaN is caught at the
+next check with its voxel and nothing is written from it; --max-steps before --until-steady
+exits 4. Usage: check_restart.py KARMAN [MPIEXEC]"""
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+KARMAN = sys.argv[1]
+MPIEXEC = sys.argv[2] if len(sys.argv) > 2 else None
+failures = []
+
+
+def command(args, ranks=1):
+    if ranks == 1:
+        return [KARMAN] + args
+    return [MPIEXEC, "-np", str(ranks), "--oversubscribe", KARMAN] + args
+
+
+def run(args, ranks=1, expect=0, must_contain=()):
+    proc = subprocess.run(command(args, ranks), capture_output=True, text=True, timeout=300)
+    text = proc.stdout + proc.stderr
+    ok = proc.returncode == expect and all(s in text for s in must_contain)
+    print(f"{'ok  ' if ok else 'FAIL'} exit {proc.returncode} (want {expect}): {' '.join(command(args, ranks))}")
+    if not ok:
+        print(text)
+        failures.append(" ".join(args))
+    return proc
+
+
+def summary(directory):
+    path = os.path.join(directory, "summary.json")
+    return json.load(open(path)) if os.path.exists(path) else {}
+
+
+def manifests(directory):
+    return sorted(glob.glob(os.path.join(directory, "checkpoints", "step_*", "manifest.json")))
+
+
+def expect(condition, what):
+    print(f"{'ok  ' if condition else 'FAIL'} {what}")
+    if not condition:
+        failures.append(what)
+
+
+def descendants(pid):
+    """Process ids below `pid` (mpiexec's ranks), from /proc."""
+    found = []
+    for task in glob.glob(f"/proc/{pid}/task/*/children"):
+        try:
+            children = [int(c) for c in open(task).read().split()]
+        except OSError:
+            continue
+        for child in children:
+            found += [child] + descendants(child)
+    return found
+
+
+def alive(pid):
+    try:
+        return "zombie" not in open(f"/proc/{pid}/status").read()
+    except OSError:
+        return False
+
+
+def kill_after_checkpoint(args, directory, ranks=1):
+    """Starts a run, waits for its first complete checkpoint, then SIGKILLs every process of it
+    (the ranks first, as a node failure would, then the launcher) and waits until none is left."""
+    proc = subprocess.Popen(command(args, ranks), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while not manifests(directory) and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    victims = descendants(proc.pid)
+    for pid in victims:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.kill()
+    proc.wait()
+    while any(alive(pid) for pid in victims):
+        time.sleep(0.05)
+    return proc.returncode
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # Bitwise continuation after kill -9: the straight run and the killed-then-restarted run end
+    # with the same field fingerprint and step count.
+    base = ["cavity", "--n", "48", "--re", "400", "--steps", "3000", "--output-every", "1000", "--quiet"]
+    for ranks, pattern, layout in ((1, "ab", "soa"), (1, "aa", "csoa"), (3, "ab", "disaggregated"), (3, "aa", "aos")):
+        if ranks > 1 and not MPIEXEC:
+            continue
+        tag = f"np{ranks}_{pattern}"
+        variant = ["--pattern", pattern, "--layout", layout]
+        straight = os.path.join(tmp, "straight_" + tag)
+        run(base + variant + ["--output", straight], ranks)
+        killed = os.path.join(tmp, "killed_" + tag)
+        kill_after_checkpoint(base + variant + ["--checkpoint-every", "500", "--output", killed], killed, ranks)
+        expect(manifests(killed) and not os.path.exists(os.path.join(killed, "summary.json")),
+               f"{tag}: killed mid-run with a checkpoint and no summary")
+        run(base + variant + ["--checkpoint-every", "500", "--output", killed, "--restart", "latest"], ranks,
+            must_contain=["restarting from"])
+        a, b = summary(straight), summary(killed)
+        expect(a.get("steps_run") == 3000 and b.get("steps_run") == 3000, f"{tag}: both runs end at step 3000")
+        expect(a.get("fields_fnv1a64") and a.get("fields_fnv1a64") == b.get("fields_fnv1a64"),
+               f"{tag}: restarted fields bitwise equal to the straight run's")
+        expect(len(manifests(killed)) <= 2, f"{tag}: at most two checkpoints kept")
+        xdmf = open(os.path.join(killed, "fields.xdmf")).read() if os.path.exists(os.path.join(killed, "fields.xdmf")) else ""
+        expect(all(f"fields_{s:06d}" in xdmf for s in (0, 1000, 2000, 3000)),
+               f"{tag}: fields.xdmf lists the steps before and after the restart")
+        if ranks == 3:
+            # The global field is in the checkpoint: 2 ranks, another layout and pattern continue it.
+            other = os.path.join(tmp, "other_" + tag)
+            older = os.path.dirname(manifests(killed)[0])  # step 2500: steps remain to run
+            run(["cavity", "--n", "48", "--re", "400", "--steps", "3000", "--quiet", "--pattern", "ab", "--layout",
+                 "soa", "--output", other, "--restart", older], 2, must_contain=["converted"])
+            expect(summary(other).get("fields_fnv1a64") == a.get("fields_fnv1a64"),
+                   f"{tag}: restart on 2 ranks, SoA, AB gives the same fields")
+
+    # SIGTERM: the run finishes its step, writes a checkpoint, says how to continue, exits 143.
+    term = os.path.join(tmp, "term")
+    long_run = ["cavity", "--n", "48", "--re", "400", "--pattern", "aa", "--output", term]
+    proc = subprocess.Popen([KARMAN] + long_run + ["--steps", "10000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    expect(proc.returncode == 143 and "--restart latest" in err, f"SIGTERM: exit {proc.returncode}, hint given")
+    expect(len(manifests(term)) == 1, "SIGTERM: one checkpoint written")
+    if manifests(term):
+        step = json.load(open(manifests(term)[0]))["step"]
+        expect(step % 2 == 0, f"SIGTERM: AA checkpoint at an even step ({step})")
+        run(long_run + ["--steps", str(step + 20), "--restart", "latest", "--quiet"])
+        expect(summary(term).get("steps_run") == step + 20, "SIGTERM: the restart completes")
+
+    if MPIEXEC:
+        # mpiexec forwards SIGTERM to the ranks, which agree at a step boundary and checkpoint together.
+        term3 = os.path.join(tmp, "term3")
+        proc = subprocess.Popen(command(["cavity", "--n", "48", "--steps", "10000000", "--quiet", "--output", term3], 3),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(4.0)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        expect(proc.returncode != 0 and "stopped by SIGTERM" in err and len(manifests(term3)) == 1,
+               f"SIGTERM to mpiexec, 3 ranks: exit {proc.returncode}, one checkpoint")
+
+    # --checkpoint-interval: rank 0's clock decides, the ranks agree at a step boundary.
+    timed = os.path.join(tmp, "timed")
+    run(["cavity", "--n", "48", "--steps", "20000", "--checkpoint-interval", "0.2", "--quiet", "--output", timed])
+    written = summary(timed).get("checkpoints", {}).get("written", 0)
+    expect(written >= 2 and len(manifests(timed)) == 2, f"--checkpoint-interval 0.2: {written} written, two kept")
+
+    # Damaged checkpoints: the newest is refused by name; latest falls back to the one before.
+    for damage in ("corrupt", "truncate"):
+        d = os.path.join(tmp, damage)
+        args = ["cavity", "--n", "16", "--steps", "200", "--checkpoint-every", "50", "--quiet"]
+        run(args + ["--output", d])
+        newest = os.path.dirname(manifests(d)[-1])
+        rank_file = os.path.join(newest, "rank_0000.h5")
+        size = os.path.getsize(rank_file)
+        with open(rank_file, "r+b") as f:
+            if damage == "corrupt":
+                f.seek(size // 2)  # the populations are most of the file
+                byte = f.read(1)
+                f.seek(size // 2)
+                f.write(bytes([byte[0] ^ 0xFF]))
+            else:
+                f.truncate(size // 2)
+        run(["cavity", "--n", "16", "--steps", "260", "--quiet", "--output", d, "--restart", newest], expect=1,
+            must_contain=["checksum mismatch" if damage == "corrupt" else "rank_0000.h5"])
+        run(["cavity", "--n", "16", "--steps", "260", "--quiet", "--output", d, "--restart", "latest"],
+            must_contain=["skipped damaged", "step 150"])
+        expect(summary(d).get("restarted_from", {}).get("step") == 150, f"{damage}: latest fell back to step 150")
+
+    # A run killed while writing its checkpoint of step 150 left the rank file's temporary copy and
+    # no manifest: latest ignores it, and the continued run replaces it with a complete one.
+    part = os.path.join(tmp, "partial")
+    args = ["cavity", "--n", "16", "--checkpoint-every", "50", "--quiet", "--output", part]
+    run(args + ["--steps", "100"])
+    broken = os.path.join(part, "checkpoints", "step_000000000150")
+    os.makedirs(broken)
+    with open(os.path.join(broken, ".rank_0000.h5.4242.0.tmp"), "wb") as f:
+        f.write(b"\x89HDF\r\n\x1a\n")
+    run(args + ["--steps", "200", "--restart", "latest"], must_contain=["step 100"])
+    expect([os.path.basename(os.path.dirname(m)) for m in manifests(part)] ==
+           ["step_000000000150", "step_000000000200"] and not os.path.exists(
+               os.path.join(broken, ".rank_0000.h5.4242.0.tmp")), "partial checkpoint ignored, then replaced")
+
+    # A NaN put into the populations of the box centre, (9, 9) of 18 x 18, after step 40 is caught
+    # by that step's check; the moments pull their populations from the neighbours, so the first
+    # voxel in global order that shows it is the lower diagonal neighbour (8, 8). No field or
+    # checkpoint of step 40 is written. A NaN put in between checks is caught at the next one.
+    nan = os.path.join(tmp, "nan")
+    run(["cavity", "--n", "16", "--steps", "200", "--check-every", "20", "--output-every", "20",
+         "--checkpoint-every", "20", "--inject-nan", "40", "--output", nan, "--quiet"], expect=3,
+        must_contain=["diverged by step 40", "(x, y, z) = (8, 8, 0)", "rho = nan", "step 20) is kept"])
+    run(["cavity", "--n", "16", "--steps", "200", "--check-every", "20", "--inject-nan", "27", "--output",
+         os.path.join(tmp, "nan_between"), "--quiet"], expect=3, must_contain=["diverged by step 40"])
+    expect(not os.path.exists(os.path.join(nan, "fields_000040.h5")) and
+           os.path.exists(os.path.join(nan, "fields_000020.h5")), "NaN: no field written from the diverged state")
+    expect([os.path.basename(os.path.dirname(m)) for m in manifests(nan)] == ["step_000000000020"],
+           "NaN: the last good checkpoint is kept, none after it")
+    if MPIEXEC:
+        run(["cavity", "--dim", "3", "--n", "12", "--steps", "40", "--check-every", "10", "--inject-nan", "10",
+             "--output", os.path.join(tmp, "nan3"), "--quiet"], 3, expect=3,
+            must_contain=["diverged by step 10", "(x, y, z) = (7, 6, 6)"])
+
+    # --until-steady continues bitwise (same stopping step) when checkpoints fall on residual checks.
+    steady = ["cavity", "--n", "16", "--until-steady", "1e-6", "--check-every", "100", "--quiet"]
+    run(steady + ["--output", os.path.join(tmp, "steady_a")])
+    b = os.path.join(tmp, "steady_b")
+    run(steady + ["--checkpoint-every", "200", "--max-steps", "400", "--output", b], expect=4)
+    run(steady + ["--checkpoint-every", "200", "--output", b, "--restart", "latest"])
+    sa, sb = summary(os.path.join(tmp, "steady_a")), summary(b)
+    expect(sa.get("steady") and sa.get("steps_run") == sb.get("steps_run") and
+           sa.get("fields_fnv1a64") == sb.get("fields_fnv1a64"),
+           f"--until-steady after a restart stops at step {sb.get('steps_run')} like the straight run "
+           f"({sa.get('steps_run')}) with the same fields")
+
+    # Not converged by --max-steps: results written, a warning, exit code 4.
+    slow = os.path.join(tmp, "slow")
+    run(["cavity", "--n", "16", "--until-steady", "1e-12", "--max-steps", "100", "--output", slow, "--quiet"],
+        expect=4, must_contain=["--max-steps 100 reached"])
+    expect(summary(slow).get("steady") is False, "not converged: summary written, steady false")
+
+print(f"{len(failures)} failed" if failures else "all passed")
+for f in failures:
+    print("  FAILED:", f)
+sys.exit(1 if failures else 0)
