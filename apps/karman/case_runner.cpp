@@ -383,6 +383,7 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
   setup.rank = parallel.rank();
   setup.ranks = parallel.size();
   setup.overlap = options.overlap;
+  setup.schedule = options.schedule == "fused" ? lbm::Schedule::fused : lbm::Schedule::split;
 #if KARMAN_ENABLE_MPI
   setup.communicator = parallel.comm();
   setup.gpu_aware = comm::parse_gpu_aware_mode(options.mpi_gpu_aware);
@@ -693,6 +694,7 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
                     {"output", options.output},
                     {"output_every", options.output_every},
                     {"overlap", options.overlap},
+                    {"schedule", options.schedule},
                     {"mpi_gpu_aware", options.mpi_gpu_aware},
                     {"halo_pack", options.halo_pack},
                     {"no_fields", options.no_fields},

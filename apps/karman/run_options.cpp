@@ -95,6 +95,12 @@ void add_run_options(CLI::App& command, RunOptions& o) {
       ->excludes(command.get_option("--output-every"));
   command.add_flag("--halo-pack", o.halo_pack,
                    "Pack each halo transfer into one buffer per neighbour whatever the layout (classical SoA + pack)");
+  command
+      .add_option("--schedule", o.schedule,
+                  "Walls and inlets: split (bulk voxels by the periodic-box kernel, boundary voxels by their own) or "
+                  "fused (one kernel reading every voxel's flags)")
+      ->check(CLI::IsMember({"split", "fused"}))
+      ->capture_default_str();
   command.add_flag("--quiet", o.quiet, "No progress lines");
   command
       .add_option("--checkpoint-every", o.checkpoint_every,

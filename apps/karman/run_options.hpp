@@ -23,6 +23,7 @@ struct RunOptions {
   std::string mpi_gpu_aware = "auto";    ///< auto | on | off
   bool no_fields = false;                ///< skip HDF5 field output (benchmark runs)
   bool halo_pack = false;                ///< pack halos into one buffer per neighbour (SoA + pack)
+  std::string schedule = "split";        ///< split | fused: bulk and boundary kernels apart or one kernel
   bool quiet = false;                    ///< no progress lines
   long checkpoint_every = 0;             ///< write a checkpoint every K steps (0: off)
   double checkpoint_interval = 0;        ///< write a checkpoint every S seconds of run time (0: off)

@@ -85,11 +85,13 @@ lbm::SolverSetup case_setup(const std::string& name, const lbm::Variant& variant
   return setup;
 }
 
-BenchRecord run_variant(const std::string& case_name, const std::string& schedule, const lbm::Variant& variant,
-                        const BenchOptions& o, const CopyBandwidth& copy, const BackendInfo& info) {
+BenchRecord run_variant(const std::string& case_name, const std::string& schedule, int tile,
+                        const lbm::Variant& variant, const BenchOptions& o, const CopyBandwidth& copy,
+                        const BackendInfo& info) {
   const int n = resolved_edge(o, variant.lattice);
   lbm::SolverSetup setup = case_setup(case_name, variant, n);
   setup.schedule = schedule == "fused" ? lbm::Schedule::fused : lbm::Schedule::split;
+  setup.schedule_tile = tile;
   // One rank: the periodic slab halo is a local copy on the kernel's own instance, so a step
   // is one asynchronous sequence of launches with no host synchronisation.
   setup.overlap = false;
@@ -98,6 +100,7 @@ BenchRecord run_variant(const std::string& case_name, const std::string& schedul
   BenchRecord r;
   r.case_name = case_name;
   r.schedule = case_name == "box" ? "none" : schedule;
+  r.tile = tile;
   r.lattice = variant.lattice;
   r.precision = variant.precision;
   r.layout = variant.layout;
@@ -178,6 +181,8 @@ void validate(const BenchOptions& o) {
   require_names("collision", o.collisions, {"bgk", "trt"});
   require_names("case", o.cases, {"box", "cavity", "channel"});
   require_names("schedule", o.schedules, {"split", "fused"});
+  if (o.tiles.empty()) throw Error("karman bench: no schedule tile given; accepted: 0 (default) or 1 to 4096");
+  for (const int tile : o.tiles) require_in_range("karman bench", "tile", tile, 0, 4096);
   for (const auto& lattice : o.lattices) {
     if (lattice == "d2q9") {
       require_in_range("karman bench", "n (2D edge)", resolved_edge(o, lattice), 4, 65536);
@@ -208,22 +213,24 @@ std::vector<BenchRecord> run_bench(const BenchOptions& options, const CopyBandwi
   std::vector<BenchRecord> records;
   for (const auto& case_name : options.cases)
     for (const auto& schedule : options.schedules)
-      for (const auto& lattice : options.lattices)
-        for (const auto& precision : options.precisions)
-          for (const auto& layout : options.layouts)
-            for (const auto& pattern : options.patterns)
-              for (const auto& collision : options.collisions) {
-                // A periodic box has no boundary voxels: every schedule runs it alike.
-                if (case_name == "box" && &schedule != &options.schedules.front()) continue;
-                lbm::Variant v;
-                v.lattice = lattice;
-                v.precision = precision;
-                v.layout = layout;
-                v.pattern = pattern;
-                v.collision = collision;
-                records.push_back(run_variant(case_name, schedule, v, options, copy, info));
-                if (on_record) on_record(records.back());
-              }
+      for (const int tile : options.tiles)
+        for (const auto& lattice : options.lattices)
+          for (const auto& precision : options.precisions)
+            for (const auto& layout : options.layouts)
+              for (const auto& pattern : options.patterns)
+                for (const auto& collision : options.collisions) {
+                  // A periodic box has no boundary voxels: every schedule runs it alike.
+                  if (case_name == "box" && (&schedule != &options.schedules.front() || tile != options.tiles.front()))
+                    continue;
+                  lbm::Variant v;
+                  v.lattice = lattice;
+                  v.precision = precision;
+                  v.layout = layout;
+                  v.pattern = pattern;
+                  v.collision = collision;
+                  records.push_back(run_variant(case_name, schedule, tile, v, options, copy, info));
+                  if (on_record) on_record(records.back());
+                }
   return records;
 }
 

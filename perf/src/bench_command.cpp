@@ -88,6 +88,12 @@ void add_bench_command(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::IsMember({"split", "fused"}))
       ->capture_default_str();
+  cmd->add_option("--tile", o.tiles,
+                  "Voxels the split schedule classifies together, comma-separated (0: one memory transaction of "
+                  "populations)")
+      ->delimiter(',')
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
   cmd->add_option("--lattice", o.lattices, "Lattices, comma-separated")
       ->delimiter(',')
       ->check(CLI::IsMember({"d2q9", "d3q19", "d3q27"}))

@@ -24,15 +24,15 @@ __attribute__((format(printf, 1, 2))) std::string format(const char* fmt, ...) {
 }  // namespace
 
 std::string table_header() {
-  return format("%-7s %-5s %-7s %-6s %-13s %-3s %-4s %6s %10s %9s %7s %6s %7s %9s\n", "case", "sched", "lattice",
-                "prec", "layout", "pat", "coll", "n", "MLUPS", "GB/s", "%copy", "B/upd", "B/cell", "drift");
+  return format("%-7s %-5s %4s %-7s %-6s %-13s %-3s %-4s %6s %10s %9s %7s %6s %7s %9s\n", "case", "sched", "tile",
+                "lattice", "prec", "layout", "pat", "coll", "n", "MLUPS", "GB/s", "%copy", "B/upd", "B/cell", "drift");
 }
 
 std::string table_row(const BenchRecord& r) {
-  return format("%-7s %-5s %-7s %-6s %-13s %-3s %-4s %6d %10.1f %9.1f %7.1f %6zu %7.1f %9.1e\n", r.case_name.c_str(),
-                r.schedule.c_str(), r.lattice.c_str(), r.precision.c_str(), r.layout.c_str(), r.pattern.c_str(),
-                r.collision.c_str(), r.n, r.mlups, r.bandwidth_gbps, r.percent_of_copy, r.bytes_per_update,
-                r.bytes_per_cell, r.mass_drift);
+  return format("%-7s %-5s %4d %-7s %-6s %-13s %-3s %-4s %6d %10.1f %9.1f %7.1f %6zu %7.1f %9.1e\n",
+                r.case_name.c_str(), r.schedule.c_str(), r.tile, r.lattice.c_str(), r.precision.c_str(),
+                r.layout.c_str(), r.pattern.c_str(), r.collision.c_str(), r.n, r.mlups, r.bandwidth_gbps,
+                r.percent_of_copy, r.bytes_per_update, r.bytes_per_cell, r.mass_drift);
 }
 
 std::string copy_summary(const CopyBandwidth& copy) {
@@ -50,6 +50,7 @@ std::string to_json(const std::vector<BenchRecord>& records) {
     nlohmann::ordered_json j;
     j["case"] = r.case_name;
     j["schedule"] = r.schedule;
+    j["tile"] = r.tile;
     j["lattice"] = r.lattice;
     j["precision"] = r.precision;
     j["layout"] = r.layout;

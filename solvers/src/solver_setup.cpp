@@ -80,6 +80,11 @@ void build_initial_state(const SlabPartition& part, const SolverSetup& setup, st
   }
 }
 
+int default_schedule_tile(int value_bytes, int transaction_bytes) {
+  const int voxels = transaction_bytes / value_bytes;
+  return voxels > 1 ? voxels : 1;
+}
+
 void require_name(const char* what, const std::string& name, std::initializer_list<const char*> accepted) {
   std::ostringstream list;
   for (const char* a : accepted) {

@@ -28,6 +28,7 @@ struct BenchOptions {
   std::vector<std::string> collisions{"bgk"};                               ///< bgk | trt
   std::vector<std::string> cases{"box"};                                    ///< box | cavity | channel
   std::vector<std::string> schedules{"split"};                              ///< split | fused (cases with walls)
+  std::vector<int> tiles{0};   ///< voxels the split schedule classifies together; 0: the solver's default
   int n = 0;                   ///< box edge: n x n (2D) or n x n x n (3D); 0: default_edge(lattice)
   int steps = 0;               ///< timed steps per sample (even: AA alternates two step kinds); 0: default_steps()
   int warmup = -1;             ///< untimed steps first; negative: steps / 5 (even, at least 2)
@@ -40,6 +41,7 @@ struct BenchOptions {
 struct BenchRecord {
   std::string case_name;                                       ///< box | cavity | channel
   std::string schedule;                                        ///< split | fused
+  int tile = 0;                                                ///< schedule tile (0: the solver's default)
   std::string lattice, precision, layout, pattern, collision;  ///< the variant
   int n = 0;                                                   ///< box edge
   std::int64_t voxels = 0;                                     ///< voxels updated per step (n^2 or n^3)

@@ -122,7 +122,10 @@ class Solver final : public FlowSolver {
       Kokkos::deep_copy(m_flags,
                         Kokkos::View<const flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                             host.data(), host.size()));
-      m_schedule = UpdateSchedule<MemorySpace>(host, m_part.owned(), schedule_tile(), setup.schedule);
+      const int tile = setup.schedule_tile > 0
+                           ? setup.schedule_tile
+                           : default_schedule_tile(int(sizeof(T)), BackendTraits<execution_space>::transaction_bytes);
+      m_schedule = UpdateSchedule<MemorySpace>(host, m_part.owned(), tile, setup.schedule);
     }
     initialize(setup);
   }
@@ -241,12 +244,6 @@ class Solver final : public FlowSolver {
     return dynamic_cast<const comm::MpiHaloExchanger<field_type>*>(m_exchanger.get());
   }
 #endif
-
-  /// Voxels whose populations fill one memory transaction (update_schedule.hpp).
-  static constexpr int schedule_tile() {
-    constexpr int voxels = BackendTraits<execution_space>::transaction_bytes / int(sizeof(T));
-    return voxels > 1 ? voxels : 1;
-  }
 
   static bool periodic_box(const SolverSetup& setup) {
     return setup.periodic[0] && setup.periodic[1] && setup.periodic[2];

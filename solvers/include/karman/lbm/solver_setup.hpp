@@ -41,6 +41,11 @@ struct Variant {
   std::string pattern = "ab";        ///< ab | aa
 };
 
+/// Voxels the update schedule classifies together when a case does not say: measured on the
+/// H100 (docs/performance.md §5), for populations of `value_bytes` bytes on a backend whose
+/// smallest memory transaction is `transaction_bytes`.
+int default_schedule_tile(int value_bytes, int transaction_bytes);
+
 /// A case for the solver.
 struct SolverSetup {
   Variant variant;
@@ -55,6 +60,7 @@ struct SolverSetup {
   int ranks = 1;                        ///< number of slabs
   bool overlap = true;                  ///< interior/shared split around the halo exchange
   Schedule schedule = Schedule::split;  ///< bulk/boundary kernels apart or one flagged kernel
+  int schedule_tile = 0;  ///< voxels classified together (update_schedule.hpp); 0: default_schedule_tile()
 #if KARMAN_ENABLE_MPI
   /// Ranks sharing the box; MPI_COMM_NULL for a single process without MPI halos.
   MPI_Comm communicator = MPI_COMM_NULL;
