@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,20 @@ int run_command_line(int argc, char** argv, const karman::app::Parallel& paralle
   return exit_code;
 }
 
+/// Starts Kokkos in `guard`. Kokkos::initialize throws std::runtime_error when its GPU backend
+/// finds no usable device (a HIP or CUDA build on a machine without one); it becomes a
+/// karman::Error, so `main` prints "karman: error: ..." and exits 1 instead of std::terminate.
+void start_kokkos(std::optional<Kokkos::ScopeGuard>& guard, int& argc, char** argv) {
+  try {
+    guard.emplace(argc, argv);
+  } catch (const std::exception& e) {
+    std::string reason = e.what();
+    while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
+    throw karman::Error("Kokkos could not start its " + std::string(Kokkos::DefaultExecutionSpace::name()) +
+                        " backend (no usable device?): " + reason);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,14 +119,19 @@ int main(int argc, char** argv) {
   // MPI first, so Kokkos can read the launcher's local rank to pick a GPU; it ends last.
   karman::comm::MpiContext mpi(argc, argv);
   prepare_for_kokkos(argc, argv);
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  std::optional<Kokkos::ScopeGuard> kokkos;
   const karman::app::Parallel parallel(mpi.comm());
-  return karman::comm::run_guarded(mpi.comm(), [&] { return run_command_line(argc, argv, parallel); });
+  return karman::comm::run_guarded(mpi.comm(), [&] {
+    // Every rank initialises Kokkos; all agree on a failure, so none is left waiting.
+    karman::comm::run_collective(mpi.comm(), [&] { start_kokkos(kokkos, argc, argv); });
+    return run_command_line(argc, argv, parallel);
+  });
 #else
   prepare_for_kokkos(argc, argv);
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  std::optional<Kokkos::ScopeGuard> kokkos;
   const karman::app::Parallel parallel;
   try {
+    start_kokkos(kokkos, argc, argv);
     return run_command_line(argc, argv, parallel);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "karman: error: %s\n", e.what());

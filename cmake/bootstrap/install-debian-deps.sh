@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Karman builds against, only those missing.
+# Installs the Debian 12 packages Karman builds against, only those missing, plus any package
+# named as argument (`make hip-check` adds hipcc libamdhip64-dev rocm-device-libs).
 # Idempotent: a machine that has them all runs no apt command at all.
 set -euo pipefail
 
@@ -9,6 +10,7 @@ packages=(
   libhdf5-openmpi-dev hdf5-tools
   libgtest-dev libcli11-dev nlohmann-json3-dev
   python3
+  "$@"
 )
 
 missing=()
