@@ -150,8 +150,8 @@ int ranks_on_this_node() {
 /// counts the lattices (one AA, two AB) with their halo planes, the flags and the moments.
 void check_memory(const lbm::SolverSetup& setup, int ranks) {
   const auto& v = setup.variant;
-  const double q = v.lattice == "d2q9" ? 9 : v.lattice == "d3q19" ? 19 : 27;
-  const double value_bytes = v.precision == "float" ? 4 : 8;
+  const double q = lbm::lattice_populations(v.lattice);
+  const double value_bytes = lbm::precision_bytes(v.precision);
   const double lattices = v.pattern == "aa" ? 1 : 2;
   const Extents& g = setup.global;
   const int axis_planes = g.nz > 1 ? g.nz : g.ny;

@@ -1,6 +1,7 @@
 #include "run_options.hpp"
 
 #include <karman/core/error.hpp>
+#include <karman/lbm/variants.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -54,18 +55,18 @@ CLI::Validator non_negative_finite() { return finite_above(0, true); }
 
 void add_run_options(CLI::App& command, RunOptions& o) {
   command.add_option("--lattice", o.variant.lattice, "Velocity set (default: d2q9 in 2D, d3q19 in 3D)")
-      ->check(CLI::IsMember({"d2q9", "d3q19", "d3q27"}));
+      ->check(CLI::IsMember(lbm::Lattices::names()));
   command.add_option("--precision", o.variant.precision, "Storage and arithmetic precision")
-      ->check(CLI::IsMember({"float", "double"}))
+      ->check(CLI::IsMember(lbm::Precisions::names()))
       ->capture_default_str();
   command.add_option("--layout", o.variant.layout, "Population memory layout")
-      ->check(CLI::IsMember({"aos", "soa", "csoa", "disaggregated"}))
+      ->check(CLI::IsMember(lbm::Layouts::names()))
       ->capture_default_str();
   command.add_option("--pattern", o.variant.pattern, "Propagation: ab (two lattices) or aa (one lattice, in place)")
-      ->check(CLI::IsMember({"ab", "aa"}))
+      ->check(CLI::IsMember(lbm::Patterns::names()))
       ->capture_default_str();
   command.add_option("--collision", o.variant.collision, "Collision operator")
-      ->check(CLI::IsMember({"bgk", "trt"}))
+      ->check(CLI::IsMember(lbm::Collisions::names()))
       ->capture_default_str();
   auto* steps = command.add_option("--steps", o.steps, "Run exactly S time steps")->check(positive_integer());
   auto* steady =

@@ -1,6 +1,7 @@
 #include <karman/perf/bench_command.hpp>
 
 #include <karman/core/backend_traits.hpp>
+#include <karman/lbm/variants.hpp>
 #include <karman/perf/bench.hpp>
 #include <karman/perf/bench_report.hpp>
 #include <karman/perf/scaling_bench.hpp>
@@ -96,23 +97,23 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--lattice", o.lattices, "Lattices, comma-separated")
       ->delimiter(',')
-      ->check(CLI::IsMember({"d2q9", "d3q19", "d3q27"}))
+      ->check(CLI::IsMember(lbm::Lattices::names()))
       ->capture_default_str();
   cmd->add_option("--precision", o.precisions, "Precisions, comma-separated")
       ->delimiter(',')
-      ->check(CLI::IsMember({"float", "double"}))
+      ->check(CLI::IsMember(lbm::Precisions::names()))
       ->capture_default_str();
   cmd->add_option("--layout", o.layouts, "Population layouts, comma-separated")
       ->delimiter(',')
-      ->check(CLI::IsMember({"aos", "soa", "csoa", "disaggregated"}))
+      ->check(CLI::IsMember(lbm::Layouts::names()))
       ->capture_default_str();
   cmd->add_option("--pattern", o.patterns, "Propagation patterns, comma-separated")
       ->delimiter(',')
-      ->check(CLI::IsMember({"ab", "aa"}))
+      ->check(CLI::IsMember(lbm::Patterns::names()))
       ->capture_default_str();
   cmd->add_option("--collision", o.collisions, "Collision operators, comma-separated")
       ->delimiter(',')
-      ->check(CLI::IsMember({"bgk", "trt"}))
+      ->check(CLI::IsMember(lbm::Collisions::names()))
       ->capture_default_str();
   cmd->add_option("--n", o.n,
                   "Box edge: n x n for d2q9, n x n x n for 3D lattices (default: 4096 / 256 on GPUs, 2048 / 128 on "

@@ -3,6 +3,7 @@
 #include <karman/core/backend_traits.hpp>
 #include <karman/core/error.hpp>
 #include <karman/lbm/solver_factory.hpp>
+#include <karman/lbm/variants.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -30,7 +31,7 @@ Extents scaled_box(const std::string& mode, bool three_d, int n, int ranks) {
 
 ScalingRecord run_one(const lbm::Variant& variant, const BenchOptions& o, const ScalingOptions& s, int rank,
                       int ranks) {
-  const bool three_d = variant.lattice != "d2q9";
+  const bool three_d = lbm::lattice_dimension(variant.lattice) == 3;
   const int n = o.n > 0 ? o.n : default_edge(variant.lattice);
   lbm::SolverSetup setup;
   setup.variant = variant;

@@ -1,47 +1,34 @@
 #include <karman/lbm/solver_factory.hpp>
 
 #include <karman/core/error.hpp>
-#include <karman/core/layouts.hpp>
-#include <karman/lbm/lattices.hpp>
-#include <karman/lbm/solver.hpp>
+#include <karman/lbm/compiled_variants.hpp>
 #include <karman/lbm/solver_variant.hpp>
+#include <karman/lbm/variants.hpp>
 
 namespace karman::lbm {
 namespace {
 
-template <class L, class T>
-std::unique_ptr<FlowSolver> by_layout(const SolverSetup& setup) {
-  const std::string& layout = setup.variant.layout;
-  if (layout == "aos") return detail::make_solver_variant<L, T, AoS>(setup);
-  if (layout == "csoa") return detail::make_solver_variant<L, T, CSoADefault>(setup);
-  if (layout == "disaggregated") return detail::make_solver_variant<L, T, Disaggregated>(setup);
-  return detail::make_solver_variant<L, T, SoA>(setup);
-}
-
-template <class L>
-std::unique_ptr<FlowSolver> by_precision(const SolverSetup& setup) {
-  return setup.variant.precision == "float" ? by_layout<L, float>(setup) : by_layout<L, double>(setup);
-}
-
-/// Names were validated by make_solver.
-std::unique_ptr<FlowSolver> by_lattice(const SolverSetup& setup) {
-  if (setup.variant.lattice == "d2q9") return by_precision<D2Q9>(setup);
-  if (setup.variant.lattice == "d3q19") return by_precision<D3Q19>(setup);
-  return by_precision<D3Q27>(setup);
+/// "d3q19/float/soa, ...": what this build holds, for the message refusing anything else.
+std::string compiled_list() {
+  std::string list;
+  for (const CompiledVariant& v : compiled_variants)
+    list += (list.empty() ? "" : ", ") + std::string(v.lattice) + "/" + std::string(v.precision) + "/" +
+            std::string(v.layout);
+  return list;
 }
 
 }  // namespace
 
 std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
   const Variant& v = setup.variant;
-  require_name("lattice", v.lattice, {"d2q9", "d3q19", "d3q27"});
-  require_name("precision", v.precision, {"float", "double"});
-  require_name("layout", v.layout, {"aos", "soa", "csoa", "disaggregated"});
-  require_name("collision", v.collision, {"bgk", "trt"});
-  require_name("pattern", v.pattern, {"ab", "aa"});
+  require_known<Lattices>(v.lattice);
+  require_known<Precisions>(v.precision);
+  require_known<Layouts>(v.layout);
+  require_known<Collisions>(v.collision);
+  require_known<Patterns>(v.pattern);
   validate(setup.global, "karman::lbm::make_solver");
   const int dim = setup.global.dimension();
-  if ((v.lattice == "d2q9") != (dim == 2)) {
+  if (lattice_dimension(v.lattice) != dim) {
     throw Error("lattice '" + v.lattice + "' does not match a " + std::to_string(dim) + "D box (" +
                 std::to_string(setup.global.nx) + "x" + std::to_string(setup.global.ny) + "x" +
                 std::to_string(setup.global.nz) + "); use " + (dim == 2 ? "d2q9" : "d3q19 or d3q27"));
@@ -51,7 +38,22 @@ std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
     throw Error("relaxation rate omega = " + std::to_string(omega) +
                 " out of range (0, 2), i.e. tau = " + std::to_string(1.0 / omega) + " must be > 1/2");
   }
-  return by_lattice(setup);
+  return dispatch<Lattices>(v.lattice, [&](auto lattice) {
+    using L = tag_type<decltype(lattice)>;
+    return dispatch<Precisions>(v.precision, [&](auto precision) {
+      using T = tag_type<decltype(precision)>;
+      return dispatch<Layouts>(v.layout, [&](auto layout) -> std::unique_ptr<FlowSolver> {
+        using Layout = tag_type<decltype(layout)>;
+        if constexpr (is_compiled(L::name, VariantName<T>::value, Layout::name)) {
+          return detail::make_solver_variant<L, T, Layout>(setup);
+        } else {
+          throw Error("solver " + v.lattice + "/" + v.precision + "/" + v.layout +
+                      " is not compiled into this build of Karman::lbm (it holds " + compiled_list() +
+                      "); reconfigure with -DKARMAN_LATTICES, -DKARMAN_PRECISIONS and -DKARMAN_LAYOUTS naming it");
+        }
+      });
+    });
+  });
 }
 
 }  // namespace karman::lbm

@@ -1,7 +1,5 @@
 #include <karman/lbm/solver.hpp>
 
-#include <sstream>
-
 namespace karman::lbm {
 namespace {
 
@@ -83,15 +81,6 @@ void build_initial_state(const SlabPartition& part, const SolverSetup& setup, st
 int default_schedule_tile(int value_bytes, int transaction_bytes) {
   const int voxels = transaction_bytes / value_bytes;
   return voxels > 1 ? voxels : 1;
-}
-
-void require_name(const char* what, const std::string& name, std::initializer_list<const char*> accepted) {
-  std::ostringstream list;
-  for (const char* a : accepted) {
-    if (name == a) return;
-    list << (list.tellp() > 0 ? ", " : "") << a;
-  }
-  throw Error(std::string(what) + " '" + name + "' is not one of: " + list.str());
 }
 
 }  // namespace karman::lbm

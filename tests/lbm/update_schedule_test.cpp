@@ -36,7 +36,7 @@ Counts count(const UpdateSchedule<MemorySpace>& schedule, index_t voxels, const 
   Kokkos::View<int*, MemorySpace> bulk("bulk", voxels), boundary("boundary", voxels);
   const Kokkos::DefaultExecutionSpace space;
   for (const VoxelRange& r : ranges)
-    schedule.run("karman::test::count", r, space, space, CountUpdates{bulk}, CountUpdates{boundary});
+    schedule.run("karman::test::count", r, space, CountUpdates{bulk}, CountUpdates{boundary});
   space.fence();
   Counts out{std::vector<int>(std::size_t(voxels)), std::vector<int>(std::size_t(voxels))};
   Kokkos::deep_copy(

@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <karman/lbm/variants.hpp>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -21,13 +23,13 @@ namespace karman::perf {
 /// What to run. Each list is swept; every combination is one variant. Zero means "the default
 /// for this backend" (default_edge, default_steps).
 struct BenchOptions {
-  std::vector<std::string> lattices{"d2q9", "d3q19", "d3q27"};              ///< d2q9 | d3q19 | d3q27
-  std::vector<std::string> precisions{"float", "double"};                   ///< float | double
-  std::vector<std::string> layouts{"aos", "soa", "csoa", "disaggregated"};  ///< layouts
-  std::vector<std::string> patterns{"ab", "aa"};                            ///< ab | aa
-  std::vector<std::string> collisions{"bgk"};                               ///< bgk | trt
-  std::vector<std::string> cases{"box"};                                    ///< box | cavity | channel
-  std::vector<std::string> schedules{"split"};                              ///< split | fused (cases with walls)
+  std::vector<std::string> lattices = lbm::Lattices::names();      ///< names of lbm::Lattices
+  std::vector<std::string> precisions = lbm::Precisions::names();  ///< names of lbm::Precisions
+  std::vector<std::string> layouts = lbm::Layouts::names();        ///< names of lbm::Layouts
+  std::vector<std::string> patterns = lbm::Patterns::names();      ///< names of lbm::Patterns
+  std::vector<std::string> collisions{"bgk"};                      ///< names of lbm::Collisions
+  std::vector<std::string> cases{"box"};                           ///< box | cavity | channel
+  std::vector<std::string> schedules{"split"};                     ///< split | fused (cases with walls)
   std::vector<int> tiles{0};   ///< voxels the split schedule classifies together; 0: the solver's default
   int n = 0;                   ///< box edge: n x n (2D) or n x n x n (3D); 0: default_edge(lattice)
   int steps = 0;               ///< timed steps per sample (even: AA alternates two step kinds); 0: default_steps()

@@ -12,9 +12,11 @@
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/partition.hpp>
 #include <karman/lbm/flow_solver.hpp>
+#include <karman/lbm/pattern.hpp>
 #include <karman/lbm/solver_setup.hpp>
 #include <karman/lbm/stream_collide.hpp>
 #include <karman/lbm/update_schedule.hpp>
+#include <karman/lbm/variants.hpp>
 #if KARMAN_ENABLE_MPI
 #include <karman/comm/mpi_halo_exchanger.hpp>
 #endif
@@ -25,9 +27,6 @@
 #include <vector>
 
 namespace karman::lbm {
-
-/// Propagation pattern: two lattices (AB pull) or one lattice in place (AA).
-enum class Pattern { ab, aa };
 
 /// Halo plans of lattice L for each step kind (which populations cross which slab face).
 template <class L>
@@ -84,9 +83,6 @@ struct InitializeEquilibrium {
 /// Initial density and velocity of every local voxel (halo planes included), host arrays.
 void build_initial_state(const SlabPartition& part, const SolverSetup& setup, std::vector<double>& rho,
                          std::vector<double>& u);
-
-/// Throws karman::Error unless `name` is one of `accepted`.
-void require_name(const char* what, const std::string& name, std::initializer_list<const char*> accepted);
 
 /// One compiled variant. `Forced` compiles the Guo force terms in; a case without a body
 /// force runs without them.
@@ -171,8 +167,8 @@ class Solver final : public FlowSolver {
   std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(T); }
   int populations() const override { return L::Q; }
   std::string description() const override {
-    return std::string(L::name) + "/" + (sizeof(T) == 4 ? "float" : "double") + "/" + Layout::name + "/" +
-           Collision::name + "/" + (P == Pattern::ab ? "ab" : "aa");
+    return std::string(L::name) + "/" + VariantName<T>::value + "/" + Layout::name + "/" + Collision::name + "/" +
+           PatternTag<P>::name;
   }
 
 #if KARMAN_ENABLE_MPI
@@ -261,11 +257,10 @@ class Solver final : public FlowSolver {
     return k;
   }
 
-  /// Bulk and boundary kernels over `range` on their instances.
+  /// Bulk and boundary kernels over `range` on `space`.
   template <StepKind K>
-  void update(const char* label, const VoxelRange& range, const execution_space& bulk_space,
-              const execution_space& boundary_space) const {
-    m_schedule.template run<StreamCollideLaunch>(label, range, bulk_space, boundary_space, kernel<K, BulkFeatures>(),
+  void update(const char* label, const VoxelRange& range, const execution_space& space) const {
+    m_schedule.template run<StreamCollideLaunch>(label, range, space, kernel<K, BulkFeatures>(),
                                                  kernel<K, BoundaryFeatures>());
   }
 
@@ -274,16 +269,9 @@ class Solver final : public FlowSolver {
   /// exchanger also copies: the copies, the kernel and the next step's copies are ordered by
   /// the instance alone, so a step needs no host synchronisation (on CUDA the instances of
   /// m_spaces are other streams, which nothing would order against the copies).
-  ///
-  /// The boundary kernel of a split schedule runs on its own instance beside the bulk kernel:
-  /// its few voxels leave the GPU mostly idle on their own. Both instances are then fenced at
-  /// the end of the step, and the boundary kernel waits for the halo copies on the host.
   template <StepKind K>
   void step(const HaloPlan& plan) {
-    const char* label = "karman::stream_collide";
     const execution_space in_order;
-    const bool concurrent = m_schedule.concurrent();
-    const execution_space& boundary_space = concurrent ? m_spaces[1] : in_order;
     if (m_exchanger) {
       Kokkos::Profiling::pushRegion("karman::halo_start");
       m_exchanger->start(m_f[0], plan);
@@ -293,25 +281,20 @@ class Solver final : public FlowSolver {
       if (m_exchanger) {
         Kokkos::Profiling::pushRegion("karman::halo_finish");
         m_exchanger->finish();
-        if (concurrent) compat::fence(in_order, "karman::halo_copied");
         Kokkos::Profiling::popRegion();
       }
-      update<K>(label, m_part.owned(), in_order, boundary_space);
-      if (concurrent) {
-        compat::fence(boundary_space, "karman::boundary_done");
-        compat::fence(in_order, "karman::bulk_done");
-      }
+      update<K>("karman::stream_collide", m_part.owned(), in_order);
       return;
     }
-    update<K>("karman::stream_collide_interior", m_part.group(Group::interior), m_spaces[0], m_spaces[0]);
+    update<K>("karman::stream_collide_interior", m_part.group(Group::interior), m_spaces[0]);
     Kokkos::Profiling::pushRegion("karman::halo_finish");
     m_exchanger->finish();
     // A local periodic exchanger's copies are on the default instance: the shared kernels on
     // m_spaces[1] read what they wrote.
     compat::fence(in_order, "karman::halo_copied");
     Kokkos::Profiling::popRegion();
-    update<K>("karman::stream_collide_shared_lo", m_part.group(Group::shared_lo), m_spaces[1], m_spaces[1]);
-    update<K>("karman::stream_collide_shared_hi", m_part.group(Group::shared_hi), m_spaces[1], m_spaces[1]);
+    update<K>("karman::stream_collide_shared_lo", m_part.group(Group::shared_lo), m_spaces[1]);
+    update<K>("karman::stream_collide_shared_hi", m_part.group(Group::shared_hi), m_spaces[1]);
     compat::fence(m_spaces[1], "karman::shared_done");
     compat::fence(m_spaces[0], "karman::interior_done");
   }

@@ -7,6 +7,7 @@
 #include <karman/core/periodic_exchange.hpp>
 #include <karman/lbm/solver.hpp>
 #include <karman/lbm/solver_variant.hpp>
+#include <karman/lbm/variants.hpp>
 #if KARMAN_ENABLE_MPI
 #include <karman/comm/mpi_halo_exchanger.hpp>
 #include <karman/comm/slab_decomposition.hpp>
@@ -53,18 +54,17 @@ std::unique_ptr<FlowSolver> with_features(const SolverSetup& setup) {
   return build<L, T, Layout, Collision, P, false>(setup);
 }
 
-template <class L, class T, class Layout, class Collision>
-std::unique_ptr<FlowSolver> with_pattern(const SolverSetup& setup) {
-  if (setup.variant.pattern == "aa") return with_features<L, T, Layout, Collision, Pattern::aa>(setup);
-  return with_features<L, T, Layout, Collision, Pattern::ab>(setup);
-}
-
 /// Definition of the entry point declared in solver_variant.hpp; each generated translation
-/// unit instantiates it for one (lattice, precision, layout).
+/// unit instantiates it for one (lattice, precision, layout), with every collision and pattern
+/// of variants.hpp.
 template <class L, class T, class Layout>
 std::unique_ptr<FlowSolver> make_solver_variant(const SolverSetup& setup) {
-  if (setup.variant.collision == "trt") return with_pattern<L, T, Layout, TRT>(setup);
-  return with_pattern<L, T, Layout, BGK>(setup);
+  return dispatch<Collisions>(setup.variant.collision, [&](auto collision) {
+    using Collision = tag_type<decltype(collision)>;
+    return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) {
+      return with_features<L, T, Layout, Collision, tag_type<decltype(pattern)>::value>(setup);
+    });
+  });
 }
 
 }  // namespace karman::lbm::detail

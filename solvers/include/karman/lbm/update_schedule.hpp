@@ -31,7 +31,7 @@ namespace karman::lbm {
 
 /// How a case with boundaries runs its voxels (Meneghin & Mahmoud Table II compares the two).
 enum class Schedule {
-  split,  ///< bulk voxels by the bulk kernel, boundary voxels by the boundary kernel, concurrently
+  split,  ///< bulk voxels by the bulk kernel, boundary voxels by the boundary kernel
   fused,  ///< every voxel by the boundary kernel, which reads the flag word of each
 };
 
@@ -70,28 +70,26 @@ class UpdateSchedule {
     m_boundary = VoxelList<MemorySpace>("karman::boundary_voxels", boundary);
   }
 
-  /// Runs `bulk(v)` on the bulk voxels of `range` on `bulk_space` and `boundary(v)` on its
-  /// boundary voxels on `boundary_space` (asynchronous; the boundary kernel is launched first so
-  /// that, on its own instance, it runs beside the bulk rather than after it). Without a
-  /// classification `bulk` runs on every voxel; fused, `boundary` does, on `bulk_space`.
-  /// Kernel names are `label` + "_bulk" / "_boundary".
+  /// Runs `bulk(v)` on the bulk voxels of `range` and `boundary(v)` on its boundary voxels, one
+  /// after the other on `space` (asynchronous). Without a classification `bulk` runs on every
+  /// voxel; fused, `boundary` does. Kernel names are `label` + "_bulk" / "_boundary".
+  /// Both kernels go to one instance: running the boundary kernel on a second one beside the
+  /// bulk was measured no faster on the H100 (docs/performance.md §5) and cost two fences a step.
   template <class... Properties, class ExecutionSpace, class Bulk, class Boundary>
-  void run(const std::string& label, const VoxelRange& range, const ExecutionSpace& bulk_space,
-           const ExecutionSpace& boundary_space, const Bulk& bulk, const Boundary& boundary) const {
+  void run(const std::string& label, const VoxelRange& range, const ExecutionSpace& space, const Bulk& bulk,
+           const Boundary& boundary) const {
     if (!m_classified) {
-      for_each<Properties...>(label, range, bulk_space, bulk);
+      for_each<Properties...>(label, range, space, bulk);
     } else if (m_mode == Schedule::fused) {
-      for_each<Properties...>(label + "_boundary", range, bulk_space, boundary);
+      for_each<Properties...>(label + "_boundary", range, space, boundary);
     } else {
-      for_each<Properties...>(label + "_boundary", m_boundary, range, boundary_space, boundary);
-      for_each<Properties...>(label + "_bulk", range, m_bulk, bulk_space, bulk);
+      for_each<Properties...>(label + "_boundary", m_boundary, range, space, boundary);
+      for_each<Properties...>(label + "_bulk", range, m_bulk, space, bulk);
     }
   }
 
   /// True when voxels were classified (a case with a flag field).
   bool split() const { return m_classified && m_mode == Schedule::split; }
-  /// True when the boundary kernel has voxels to run beside the bulk kernel.
-  bool concurrent() const { return split() && m_boundary.size() > 0; }
   /// Voxels the bulk kernel updates (of the classified range; 0 without a classification).
   index_t bulk_voxels() const { return m_bulk_voxels; }
   /// Voxels the boundary kernel updates.

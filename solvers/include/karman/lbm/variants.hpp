@@ -1,0 +1,156 @@
+#pragma once
+/// \file variants.hpp
+/// The one registry of compile-time variants: which lattices, precisions, layouts, collisions
+/// and propagation patterns exist, and the name users type for each. The command line, the
+/// bench, the solver factory and the list of generated translation units all read it, so a
+/// name is accepted exactly where it is dispatched, and an unknown name is refused with the
+/// accepted ones instead of silently running a default.
+
+#include <karman/core/error.hpp>
+#include <karman/core/layouts.hpp>
+#include <karman/lbm/collision.hpp>
+#include <karman/lbm/lattices.hpp>
+#include <karman/lbm/pattern.hpp>
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace karman::lbm {
+
+/// Name of a variant type: its own `name` member, or the specialisations below.
+template <class T>
+struct VariantName {
+  static constexpr const char* value = T::name;
+};
+template <>
+struct VariantName<float> {
+  static constexpr const char* value = "float";
+};
+template <>
+struct VariantName<double> {
+  static constexpr const char* value = "double";
+};
+
+/// A type carried as a value, so a generic lambda can receive it.
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+/// The type a TypeTag argument carries: `tag_type<decltype(tag)>` (decayed, since a nested
+/// lambda may see the tag as a captured reference).
+template <class Tag>
+using tag_type = typename std::decay_t<Tag>::type;
+
+/// An ordered set of variant types; `Kind` names what they are ("lattice", ...).
+template <class Kind, class... Ts>
+struct VariantList {
+  static constexpr const char* kind = Kind::value;
+  static constexpr int size = int(sizeof...(Ts));
+  /// Position of the type named `name`, or -1.
+  static constexpr int index_of(std::string_view name) {
+    int index = 0, found = -1;
+    ((found = (found < 0 && name == std::string_view(VariantName<Ts>::value)) ? index : found, ++index), ...);
+    return found;
+  }
+  /// The names, in order.
+  static std::vector<std::string> names() { return {VariantName<Ts>::value...}; }
+};
+
+namespace detail {
+template <int I, class T, class... Ts>
+struct NthType {
+  using type = typename NthType<I - 1, Ts...>::type;
+};
+template <class T, class... Ts>
+struct NthType<0, T, Ts...> {
+  using type = T;
+};
+template <int I, class List>
+struct TypeAt;
+template <int I, class Kind, class... Ts>
+struct TypeAt<I, VariantList<Kind, Ts...>> {
+  static_assert(I >= 0 && I < int(sizeof...(Ts)), "index outside the variant list");
+  using type = typename NthType<I, Ts...>::type;
+};
+struct LatticeKind {
+  static constexpr const char* value = "lattice";
+};
+struct PrecisionKind {
+  static constexpr const char* value = "precision";
+};
+struct LayoutKind {
+  static constexpr const char* value = "layout";
+};
+struct CollisionKind {
+  static constexpr const char* value = "collision";
+};
+struct PatternKind {
+  static constexpr const char* value = "pattern";
+};
+}  // namespace detail
+
+/// The I-th type of a VariantList.
+template <class List, int I>
+using type_at_t = typename detail::TypeAt<I, List>::type;
+
+/// Every variant Karman knows. Adding a type here makes its name valid everywhere; the solver
+/// factory then needs it compiled (solvers/CMakeLists.txt, KARMAN_LATTICES & co.).
+using Lattices = VariantList<detail::LatticeKind, D2Q9, D3Q19, D3Q27>;
+using Precisions = VariantList<detail::PrecisionKind, float, double>;
+using Layouts = VariantList<detail::LayoutKind, AoS, SoA, CSoADefault, Disaggregated>;
+using Collisions = VariantList<detail::CollisionKind, BGK, TRT>;
+using Patterns = VariantList<detail::PatternKind, PatternTag<Pattern::ab>, PatternTag<Pattern::aa>>;
+
+/// "a, b, c": the accepted names of a list, for messages.
+template <class List>
+std::string accepted_names() {
+  std::string list;
+  for (const auto& n : List::names()) list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
+/// Throws karman::Error naming the accepted names unless `name` is one of List.
+template <class List>
+void require_known(std::string_view name) {
+  if (List::index_of(name) < 0)
+    throw Error(std::string("unknown ") + List::kind + " '" + std::string(name) +
+                "'; accepted: " + accepted_names<List>());
+}
+
+namespace detail {
+template <class List, int I, class F>
+decltype(auto) dispatch_from(int index, F&& f) {
+  if constexpr (I + 1 == List::size) {
+    return f(TypeTag<type_at_t<List, I>>{});
+  } else {
+    if (index == I) return f(TypeTag<type_at_t<List, I>>{});
+    return dispatch_from<List, I + 1>(index, std::forward<F>(f));
+  }
+}
+}  // namespace detail
+
+/// Calls f(TypeTag<T>{}) for the type T of List named `name`; throws karman::Error naming the
+/// accepted names for any other name. Every branch of f must return the same type.
+template <class List, class F>
+decltype(auto) dispatch(std::string_view name, F&& f) {
+  require_known<List>(name);
+  return detail::dispatch_from<List, 0>(List::index_of(name), std::forward<F>(f));
+}
+
+/// Number of populations of the lattice named `name`.
+inline int lattice_populations(std::string_view name) {
+  return dispatch<Lattices>(name, [](auto l) { return tag_type<decltype(l)>::Q; });
+}
+/// Dimension of the lattice named `name`.
+inline int lattice_dimension(std::string_view name) {
+  return dispatch<Lattices>(name, [](auto l) { return tag_type<decltype(l)>::D; });
+}
+/// Bytes of one stored population of the precision named `name`.
+inline int precision_bytes(std::string_view name) {
+  return dispatch<Precisions>(name, [](auto p) { return int(sizeof(tag_type<decltype(p)>)); });
+}
+
+}  // namespace karman::lbm

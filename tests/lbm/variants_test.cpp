@@ -1,0 +1,103 @@
+// The variant registry: names map to the right types, every unknown name is refused with the
+// accepted ones, and the factory builds exactly the variants the build compiled.
+#include <karman/core/error.hpp>
+#include <karman/lbm/cases/cavity.hpp>
+#include <karman/lbm/compiled_variants.hpp>
+#include <karman/lbm/solver_factory.hpp>
+#include <karman/lbm/variants.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <type_traits>
+
+namespace karman::lbm {
+namespace {
+
+template <class List>
+void expect_names_round_trip() {
+  const auto names = List::names();
+  ASSERT_EQ(int(names.size()), List::size);
+  for (int i = 0; i < List::size; ++i) {
+    EXPECT_EQ(List::index_of(names[i]), i) << names[i];
+    // Dispatch reaches the type whose own name is the one asked for.
+    const std::string reached =
+        dispatch<List>(names[i], [](auto t) { return std::string(VariantName<tag_type<decltype(t)>>::value); });
+    EXPECT_EQ(reached, names[i]);
+  }
+}
+
+TEST(VariantRegistry, NamesRoundTripThroughDispatch) {
+  expect_names_round_trip<Lattices>();
+  expect_names_round_trip<Precisions>();
+  expect_names_round_trip<Layouts>();
+  expect_names_round_trip<Collisions>();
+  expect_names_round_trip<Patterns>();
+}
+
+TEST(VariantRegistry, NamesMapToTypes) {
+  static_assert(std::is_same_v<type_at_t<Lattices, Lattices::index_of("d3q19")>, D3Q19>);
+  static_assert(std::is_same_v<type_at_t<Precisions, Precisions::index_of("float")>, float>);
+  static_assert(std::is_same_v<type_at_t<Layouts, Layouts::index_of("csoa")>, CSoADefault>);
+  static_assert(type_at_t<Patterns, Patterns::index_of("aa")>::value == Pattern::aa);
+  EXPECT_EQ(lattice_populations("d3q27"), 27);
+  EXPECT_EQ(lattice_dimension("d2q9"), 2);
+  EXPECT_EQ(precision_bytes("double"), 8);
+}
+
+template <class List>
+void expect_refused(const std::string& name) {
+  EXPECT_EQ(List::index_of(name), -1);
+  try {
+    dispatch<List>(name, [](auto) { return 0; });
+    ADD_FAILURE() << name << " was dispatched";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("'" + name + "'"), std::string::npos) << message;
+    EXPECT_NE(message.find(accepted_names<List>()), std::string::npos) << message;
+  }
+}
+
+TEST(VariantRegistry, UnknownNamesAreRefused) {
+  // Near misses of real names: a prefix, a different case, an empty string.
+  for (const char* name : {"d3q", "D3Q19", "", "d3q15"}) expect_refused<Lattices>(name);
+  for (const char* name : {"half", "Float", "fp64"}) expect_refused<Precisions>(name);
+  for (const char* name : {"so", "csoa64", "disagg"}) expect_refused<Layouts>(name);
+  for (const char* name : {"mrt", "BGK"}) expect_refused<Collisions>(name);
+  for (const char* name : {"ba", "a"}) expect_refused<Patterns>(name);
+}
+
+SolverSetup small_cavity(const Variant& v) {
+  cases::CavityParams p;
+  p.n = 8;
+  p.reynolds = 10;
+  return cases::cavity_setup(p, v);
+}
+
+TEST(VariantRegistry, FactoryRefusesUnknownNames) {
+  const Variant good{"d2q9", "double", "soa", "bgk", "ab"};
+  for (auto bad : {&Variant::lattice, &Variant::precision, &Variant::layout, &Variant::collision, &Variant::pattern}) {
+    Variant v = good;
+    v.*bad = "nonsense";
+    EXPECT_THROW(make_solver(small_cavity(v)), Error);
+  }
+}
+
+TEST(VariantRegistry, FactoryBuildsEveryCompiledVariantAndNothingElse) {
+  for (const auto& lattice : {"d2q9"}) {
+    for (const auto& precision : Precisions::names()) {
+      for (const auto& layout : Layouts::names()) {
+        const Variant v{lattice, precision, layout, "bgk", "ab"};
+        if (is_compiled(lattice, precision, layout)) {
+          const auto solver = make_solver(small_cavity(v));
+          EXPECT_EQ(solver->description(), std::string(lattice) + "/" + precision + "/" + layout + "/bgk/ab");
+        } else {
+          EXPECT_THROW(make_solver(small_cavity(v)), Error) << precision << " " << layout;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace karman::lbm
