@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <type_traits>
 
@@ -104,15 +105,17 @@ TYPED_TEST(MessageCountTest, SummaryGathersEveryRankOnRankZero) {
   FieldType field = test::make_encoded_field<FieldType>(dec, Lattice::Q, "f");
   MpiHaloExchanger<FieldType> exchanger(dec);
   const int steps = 3;
+  const auto start = std::chrono::steady_clock::now();
   for (int step = 0; step < steps; ++step) {
     exchanger.start(field, test::ab_plan<Lattice>());
     exchanger.finish();
   }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const comm::RankCommStats mine = exchanger.stats();
   EXPECT_EQ(mine.exchanges, steps);
-  EXPECT_GE(mine.exchange_seconds, 0.0);
-  EXPECT_GE(mine.hidden_fraction, 0.0);
-  EXPECT_LE(mine.hidden_fraction, 1.0);
+  // The exchanger times its own start and finish calls: some time, never more than the loop's.
+  EXPECT_GT(mine.exchange_seconds, 0.0);
+  EXPECT_LE(mine.exchange_seconds, wall);
   const comm::CommStats all =
       comm::gather_comm_stats(mine, MPI_COMM_WORLD, TypeParam::name, false, exchanger.gpu_aware());
   EXPECT_EQ(all.ranks, this->ranks);
