@@ -29,6 +29,9 @@ class BlockNeighbours {
   using shape = BlockShape<Dim, B>;
 
  public:
+  /// What the constructor takes besides the voxel, as Neighbours<Dim>::topology_type.
+  using topology_type = BlockGridView<Dim, B, MemorySpace>;
+
   /// The neighbours of voxel index `voxel` (block * B^Dim + local) of `grid`.
   KOKKOS_INLINE_FUNCTION BlockNeighbours(index_t voxel, const BlockGridView<Dim, B, MemorySpace>& grid)
       : BlockNeighbours(grid.block_of(voxel), grid.local_of(voxel), grid) {}
