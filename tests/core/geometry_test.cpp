@@ -1,17 +1,19 @@
 // Geometry input: shape lists, random and regular sphere packs (target porosity, seeds), raw
-// voxel images, the flow-path check, and a block-sparse grid built from a generated sample.
+// voxel images, STL surfaces, the flow-path check, and a block-sparse grid built from a generated sample.
 #include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/geometry/fluid_path.hpp>
 #include <karman/core/geometry/raw_image.hpp>
 #include <karman/core/geometry/shapes.hpp>
 #include <karman/core/geometry/sphere_pack.hpp>
+#include <karman/core/geometry/stl.hpp>
 
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -251,6 +253,117 @@ TEST(Geometry, FlowPathIsRequired) {
   walled.solid[std::size_t(walled.extents.index(6, 9, 8))] = 0;
   EXPECT_TRUE(has_fluid_path(walled, 0, {false, false, false}));
   expect_error([&] { has_fluid_path(walled, 3, {false, false, false}); }, {"flow axis = 3", "[0, 2]"});
+}
+
+/// The 12 triangles of the axis-aligned cube [lo, hi]^3.
+std::vector<Triangle> cube(double lo, double hi) {
+  std::vector<Triangle> t;
+  for (int axis = 0; axis < 3; ++axis) {
+    for (const double side : {lo, hi}) {
+      // Corners of the face at `side` along `axis`, in order around it.
+      std::array<std::array<double, 3>, 4> q{};
+      const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+      const double uv[4][2] = {{lo, lo}, {hi, lo}, {hi, hi}, {lo, hi}};
+      for (int c = 0; c < 4; ++c) {
+        q[std::size_t(c)][std::size_t(axis)] = side;
+        q[std::size_t(c)][std::size_t(u)] = uv[c][0];
+        q[std::size_t(c)][std::size_t(v)] = uv[c][1];
+      }
+      t.push_back({{q[0], q[1], q[2]}});
+      t.push_back({{q[0], q[2], q[3]}});
+    }
+  }
+  return t;
+}
+
+/// The 8 triangles of the octahedron |x - c| + |y - c| + |z - c| <= r.
+std::vector<Triangle> octahedron(const std::array<double, 3>& c, double r) {
+  std::vector<Triangle> t;
+  for (const double sx : {-1.0, 1.0})
+    for (const double sy : {-1.0, 1.0})
+      for (const double sz : {-1.0, 1.0})
+        t.push_back(
+            {{std::array<double, 3>{c[0] + sx * r, c[1], c[2]}, std::array<double, 3>{c[0], c[1] + sy * r, c[2]},
+              std::array<double, 3>{c[0], c[1], c[2] + sz * r}}});
+  return t;
+}
+
+void write_ascii_stl(const std::filesystem::path& path, const std::vector<Triangle>& triangles) {
+  std::ofstream out(path);
+  out << "solid test\n";
+  for (const Triangle& t : triangles) {
+    out << "  facet normal 0 0 0\n    outer loop\n";
+    for (const auto& v : t.vertices) out << "      vertex " << v[0] << " " << v[1] << " " << v[2] << "\n";
+    out << "    endloop\n  endfacet\n";
+  }
+  out << "endsolid test\n";
+}
+
+void write_binary_stl(const std::filesystem::path& path, const std::vector<Triangle>& triangles) {
+  std::ofstream out(path, std::ios::binary);
+  const std::string header = "solid but binary: the size decides";
+  char head[80] = {};
+  std::memcpy(head, header.data(), header.size());
+  out.write(head, 80);
+  const auto count = std::uint32_t(triangles.size());
+  out.write(reinterpret_cast<const char*>(&count), 4);
+  for (const Triangle& t : triangles) {
+    float values[12] = {};
+    for (int v = 0; v < 3; ++v)
+      for (int d = 0; d < 3; ++d) values[3 + 3 * v + d] = float(t.vertices[std::size_t(v)][std::size_t(d)]);
+    out.write(reinterpret_cast<const char*>(values), sizeof values);
+    out.write("\0\0", 2);
+  }
+}
+
+TEST(Geometry, StlSurfacesAreVoxelisedInsideOut) {
+  const auto dir = scratch_directory();
+  write_ascii_stl(dir / "cube.stl", cube(2.2, 7.8));
+  const auto cube_surface = read_stl(dir / "cube.stl");
+  ASSERT_EQ(cube_surface.size(), 12u);
+  const Extents box{10, 10, 10};
+  const VoxelImage obstacle = voxelise(cube_surface, box, {}, StlInside::solid);
+  EXPECT_EQ(box.size() - obstacle.fluid_voxels(), 6 * 6 * 6);
+  EXPECT_TRUE(obstacle.is_solid(2, 7, 4));
+  EXPECT_FALSE(obstacle.is_solid(1, 7, 4));
+  const VoxelImage vessel = voxelise(cube_surface, box, {}, StlInside::fluid);
+  EXPECT_EQ(vessel.fluid_voxels(), 6 * 6 * 6);
+  // Placement: half-size voxels from (1, 1, 1) put the cube at voxel coordinates [2.4, 13.6].
+  const VoxelImage fine = voxelise(cube_surface, {16, 16, 16}, {{1.0, 1.0, 1.0}, 0.5}, StlInside::solid);
+  EXPECT_EQ(16 * 16 * 16 - fine.fluid_voxels(), 12 * 12 * 12);
+  EXPECT_EQ(fine.voxel_size, 0.5);
+
+  // A binary octahedron: exactly the voxels whose (ray-shifted) centres satisfy the inequality.
+  const std::array<double, 3> c = {8.13, 7.91, 8.07};
+  const double r = 5.3;
+  write_binary_stl(dir / "octahedron.stl", octahedron(c, r));
+  const VoxelImage diamond = voxelise(read_stl(dir / "octahedron.stl"), {16, 16, 16}, {}, StlInside::solid);
+  index_t expected = 0;
+  for (int k = 0; k < 16; ++k)
+    for (int j = 0; j < 16; ++j)
+      for (int i = 0; i < 16; ++i) {
+        const double d = std::abs(i + 0.5 - c[0]) + std::abs(j + 0.5 + 1e-6 * std::sqrt(2.0) - c[1]) +
+                         std::abs(k + 0.5 + 1e-6 * std::sqrt(3.0) - c[2]);
+        const bool inside = d <= r;
+        expected += inside;
+        ASSERT_EQ(diamond.is_solid(i, j, k), inside) << i << "," << j << "," << k;
+      }
+  EXPECT_GT(expected, 100);
+
+  // An open surface, a malformed file, a missing one, a 2D image.
+  // (The hole is in a face across x: faces parallel to x are edge-on to the rays and never crossed.)
+  auto open_box = cube(2.2, 7.8);
+  open_box.erase(open_box.begin());
+  expect_error([&] { voxelise(open_box, box, {}, StlInside::solid); }, {"not closed", "odd number"});
+  std::ofstream(dir / "bad.stl") << "solid x\n facet normal 0 0 1\n  outer loop\n   vertex 1 2\n";
+  expect_error([&] { read_stl(dir / "bad.stl"); }, {"bad.stl:4", "'vertex' needs 3 finite numbers"});
+  std::ofstream(dir / "junk.stl") << "this is no surface";
+  expect_error([&] { read_stl(dir / "junk.stl"); }, {"neither a binary STL", "ASCII"});
+  std::ofstream(dir / "empty.stl") << "solid nothing\nendsolid nothing\n";
+  expect_error([&] { read_stl(dir / "empty.stl"); }, {"no triangles"});
+  expect_error([&] { read_stl(dir / "missing.stl"); }, {"missing.stl", "no such file"});
+  expect_error([&] { voxelise(cube_surface, {10, 10, 1}, {}, StlInside::solid); }, {"3D image"});
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Geometry, BlockSparseGridOfARandomPack) {
