@@ -8,6 +8,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <cstdint>
 
 namespace karman {
@@ -51,19 +52,22 @@ struct BlockShape {
   KOKKOS_INLINE_FUNCTION static constexpr int direction_offset(int dir, int axis) {
     return axis == 0 ? dir % 3 - 1 : (axis == 1 ? dir / 3 % 3 - 1 : (Dim == 3 ? dir / 9 - 1 : 0));
   }
-  /// Voxels of a block that touch the block at direction `dir` from it (its face, edge or
-  /// corner on that side): what a voxel stencil of radius 1 reads across that side.
-  static constexpr mask_type side_mask(int dir) {
-    mask_type m = 0;
-    for (int l = 0; l < voxels; ++l) {
-      bool on_side = true;
-      for (int a = 0; a < Dim; ++a) {
-        const int o = direction_offset(dir, a), c = local_coordinate(l, a);
-        on_side = on_side && (o == 0 || (o < 0 ? c == 0 : c == B - 1));
+  /// side_masks()[dir]: the voxels of a block that touch the block at direction `dir` from it
+  /// (its face, edge or corner on that side), what a voxel stencil of radius 1 reads across
+  /// that side. Computed at compile time.
+  static constexpr std::array<mask_type, directions> side_masks() {
+    std::array<mask_type, directions> masks{};
+    for (int dir = 0; dir < directions; ++dir) {
+      for (int l = 0; l < voxels; ++l) {
+        bool on_side = true;
+        for (int a = 0; a < Dim; ++a) {
+          const int o = direction_offset(dir, a), c = local_coordinate(l, a);
+          on_side = on_side && (o == 0 || (o < 0 ? c == 0 : c == B - 1));
+        }
+        if (on_side) masks[std::size_t(dir)] |= mask_type(1) << l;
       }
-      if (on_side) m |= mask_type(1) << l;
     }
-    return m;
+    return masks;
   }
 };
 

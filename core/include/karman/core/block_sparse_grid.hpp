@@ -327,9 +327,10 @@ class BlockSparseGrid {
                 const std::array<int, 3>& bc, const Boundary& boundary_voxel) const {
     if (found[p].mask != shape_type::full_mask) return true;
     // The stencil of the block's voxels reads, across each side, the neighbour's facing voxels.
+    static constexpr std::array<mask_type, shape_type::directions> sides = shape_type::side_masks();
     for (int dir = 0; dir < shape_type::directions; ++dir) {
       if (dir == shape_type::centre) continue;
-      const mask_type facing = shape_type::side_mask(shape_type::directions - 1 - dir);
+      const mask_type facing = sides[std::size_t(shape_type::directions - 1 - dir)];
       if (row[dir] == absent_block || (found[std::size_t(row[dir])].mask & facing) != facing) return true;
     }
     for (int l = 0; l < block_voxels; ++l) {
