@@ -13,6 +13,12 @@
 #include <karman/core/field_value.hpp>
 #include <karman/core/for_each.hpp>
 #include <karman/core/for_each_block.hpp>
+#include <karman/core/geometry/fluid_path.hpp>
+#include <karman/core/geometry/raw_image.hpp>
+#include <karman/core/geometry/shapes.hpp>
+#include <karman/core/geometry/sphere_pack.hpp>
+#include <karman/core/geometry/stl.hpp>
+#include <karman/core/geometry/voxel_image.hpp>
 #include <karman/core/group.hpp>
 #include <karman/core/halo_plan.hpp>
 #include <karman/core/kokkos_compat.hpp>
