@@ -22,6 +22,11 @@ class Neighbours {
   static_assert(Dim == 2 || Dim == 3, "karman::Neighbours: Dim must be 2 (slab axis y) or 3 (slab axis z)");
 
  public:
+  /// What the constructor takes besides the voxel: a kernel templated on its neighbour
+  /// accessor N builds `N(voxel, topology)` and so runs on a dense box or on a
+  /// BlockSparseGrid (BlockNeighbours) alike.
+  using topology_type = Extents;
+
   /// The neighbours of `voxel` in `local`, a box of dimension Dim with halo planes.
   KOKKOS_INLINE_FUNCTION Neighbours(index_t voxel, const Extents& local) : m_voxel(voxel) {
     KOKKOS_ASSERT(local.dimension() == Dim);

@@ -11,3 +11,4 @@
 #include <karman/io/file_mode.hpp>
 #include <karman/io/json.hpp>
 #include <karman/io/output_directory.hpp>
+#include <karman/io/voxel_image_file.hpp>

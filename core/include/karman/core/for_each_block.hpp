@@ -1,0 +1,80 @@
+#pragma once
+/// \file for_each_block.hpp
+/// Launch a functor over the active voxels of one block set of a block-sparse grid, so a time
+/// step runs boundary and non-boundary blocks as separate kernels (Meneghin & Mahmoud §IV-B,
+/// Table II): with memory grouping each kernel spans its own contiguous run of blocks, with
+/// bitmask grouping both span every block and test the block's bit.
+
+#include <karman/core/block_sparse_grid.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+
+namespace karman {
+
+namespace detail {
+/// Calls the wrapped functor on the voxels of set `Set` among those it is launched over.
+/// `TestBit`: the launch spans blocks of both kinds (bitmask grouping). The non-boundary
+/// kernel tests no voxel mask: its blocks are full by construction.
+template <BlockSet Set, bool TestBit, class GridView, class Functor>
+struct BlockSetVoxels {
+  GridView grid;
+  Functor functor;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+    if constexpr (TestBit && Set != BlockSet::all) {
+      if (grid.boundary(grid.block_of(v)) != (Set == BlockSet::boundary)) return;
+    }
+    if constexpr (Set != BlockSet::non_boundary) {
+      if (!grid.active(v)) return;
+    }
+    functor(v);
+  }
+};
+
+template <BlockSet Set, bool TestBit, class... Properties, class ExecutionSpace, class GridView, class Functor>
+void launch_block_set(const std::string& label, BlockRange blocks, const GridView& grid, const ExecutionSpace& space,
+                      const Functor& functor) {
+  constexpr index_t voxels = GridView::shape::voxels;
+  const Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<index_t>, Properties...> policy(
+      space, index_t(blocks.begin) * voxels, index_t(blocks.end) * voxels);
+  Kokkos::parallel_for(label,
+                       Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight),
+                       BlockSetVoxels<Set, TestBit, GridView, Functor>{grid, functor});
+}
+}  // namespace detail
+
+/// Calls `functor(voxel)` for every active voxel of the blocks of `set` on `space`
+/// (asynchronous), one work item per voxel of the blocks spanned, so consecutive work items
+/// are consecutive voxels of a block and read a block's chunk of each component together.
+/// `voxel` is the grid's voxel index (BlockGridView::voxel_of). `Properties` are further
+/// Kokkos policy properties, e.g. `Kokkos::LaunchBounds<256, 1>`.
+template <class... Properties, class ExecutionSpace, int Dim, int B, class MemorySpace, class Functor>
+void for_each(const std::string& label, const BlockSparseGrid<Dim, B, MemorySpace>& grid, BlockSet set,
+              const ExecutionSpace& space, const Functor& functor) {
+  const BlockRange blocks = grid.span(set);
+  if (blocks.empty()) return;
+  const auto& view = grid.view();
+  const bool bitmask = grid.grouping() == BlockGrouping::bitmask;
+  switch (set) {
+    case BlockSet::boundary:
+      if (bitmask) {
+        detail::launch_block_set<BlockSet::boundary, true, Properties...>(label, blocks, view, space, functor);
+      } else {
+        detail::launch_block_set<BlockSet::boundary, false, Properties...>(label, blocks, view, space, functor);
+      }
+      break;
+    case BlockSet::non_boundary:
+      if (bitmask) {
+        detail::launch_block_set<BlockSet::non_boundary, true, Properties...>(label, blocks, view, space, functor);
+      } else {
+        detail::launch_block_set<BlockSet::non_boundary, false, Properties...>(label, blocks, view, space, functor);
+      }
+      break;
+    case BlockSet::all:
+      detail::launch_block_set<BlockSet::all, false, Properties...>(label, blocks, view, space, functor);
+      break;
+  }
+}
+
+}  // namespace karman
