@@ -12,6 +12,7 @@
 #include <karman/io/output_directory.hpp>
 #include <karman/lbm/diagnostics/steady_state_monitor.hpp>
 #include <karman/lbm/solver_factory.hpp>
+#include <karman/lbm/variants.hpp>
 
 #include <KokkosBlas1_nrm2.hpp>
 
