@@ -170,7 +170,7 @@ void check_memory(const lbm::SolverSetup& setup, int ranks) {
     throw Error("the box " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz) +
                 " needs about " + readable_bytes(need) + " of " + (device ? "device" : "host") + " memory per rank (" +
                 detail + "), but " + readable_bytes(have) +
-                " are available; use a smaller size, --precision float, --pattern aa or more ranks");
+                " are available; use a smaller size, --precision float or fp16s, --pattern aa or more ranks");
   }
 }
 
@@ -256,8 +256,10 @@ Divergence find_divergence(const Parallel& parallel, const lbm::MomentFields& m,
 }
 
 /// Testing aid (--inject-nan): NaN into every population of the box's centre voxel, through the
-/// checkpoint copy of the populations so that every layout and pattern is reached alike.
-void inject_nan(lbm::FlowSolver& solver) {
+/// checkpoint copy of the populations so that every layout and pattern is reached alike. The
+/// stored word is the precision's encoding of NaN: FP16C has none and saturates, which the run
+/// reports as a density out of range.
+void inject_nan(lbm::FlowSolver& solver, const std::string& precision) {
   const auto& part = solver.partition();
   const Extents& g = part.global();
   const int axis_planes = g.nz > 1 ? g.nz : g.ny;
@@ -269,16 +271,12 @@ void inject_nan(lbm::FlowSolver& solver) {
   const std::size_t q = std::size_t(solver.populations()), size = std::size_t(solver.population_size());
   std::vector<std::byte> populations(std::size_t(part.owned_planes()) * std::size_t(plane) * q * size);
   solver.save_populations(populations.data());
-  for (std::size_t i = 0; i < q; ++i) {
-    std::byte* at = populations.data() + (std::size_t(voxel) * q + i) * size;
-    if (size == 4) {
-      const float nan = std::numeric_limits<float>::quiet_NaN();
-      std::memcpy(at, &nan, 4);
-    } else {
-      const double nan = std::numeric_limits<double>::quiet_NaN();
-      std::memcpy(at, &nan, 8);
-    }
-  }
+  lbm::dispatch<lbm::Precisions>(precision, [&](auto tag) {
+    using P = lbm::precision_t<lbm::tag_type<decltype(tag)>>;
+    const typename P::storage nan = P::encode(std::numeric_limits<typename P::compute>::quiet_NaN());
+    for (std::size_t i = 0; i < q; ++i)
+      std::memcpy(populations.data() + (std::size_t(voxel) * q + i) * size, &nan, size);
+  });
   solver.load_populations(populations.data(), solver.steps());
 }
 
@@ -613,7 +611,7 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
     Kokkos::fence();
     compute_seconds += seconds_since(t0);
 
-    if (step == options.inject_nan) inject_nan(*solver);
+    if (step == options.inject_nan) inject_nan(*solver, options.variant.precision);
     const bool check = step % check_every == 0 || step == target;
     const bool output = options.output_every > 0 && step % options.output_every == 0;
     const bool checkpoint = (options.checkpoint_every > 0 && step % options.checkpoint_every == 0) ||

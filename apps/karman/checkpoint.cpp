@@ -125,7 +125,7 @@ void write_rank_files_and_manifest(const Parallel& parallel, const fs::path& out
                                      {"ranks", parallel.size()},
                                      {"global_extents", slab.global_extents},
                                      {"populations", slab.components},
-                                     {"precision", slab.value_size == 4 ? "float" : "double"},
+                                     {"precision", configuration.at("variant").at("precision")},
                                      {"order", "(voxel, population), voxels x fastest, post-collision"},
                                      {"files", files},
                                      {"configuration", configuration}};

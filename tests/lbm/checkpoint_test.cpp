@@ -1,7 +1,8 @@
 // FlowSolver::save_populations / load_populations, the solver side of checkpoints (issue 11):
 // a solver loaded with another's populations and step count continues bitwise as the original,
 // whatever the layout and pattern of either (the buffer is layout- and pattern-independent), in
-// float and double; AA refuses odd step counts, where part of its state waits in the halo.
+// float, double and the FP16 storage precisions (whose buffer holds the 16-bit words of f - w);
+// AA refuses odd step counts, where part of its state waits in the halo.
 #include "lbm_test_support.hpp"
 
 #include <karman/core/error.hpp>
@@ -44,7 +45,7 @@ void expect_same_moments(FlowSolver& a, FlowSolver& b, const std::string& what) 
 
 TEST(Checkpoint, LoadedSolverContinuesBitwiseAcrossLayoutsAndPatterns) {
   for (auto [dim, lattice] : {std::pair{2, "d2q9"}, std::pair{3, "d3q19"}, std::pair{3, "d3q27"}}) {
-    for (const char* precision : {"float", "double"}) {
+    for (const char* precision : {"float", "fp16s", "fp16c", "double"}) {
       for (const char* from_pattern : {"ab", "aa"}) {
         SolverSetup from = cavity(dim, lattice, precision);
         from.variant.pattern = from_pattern;
@@ -53,7 +54,9 @@ TEST(Checkpoint, LoadedSolverContinuesBitwiseAcrossLayoutsAndPatterns) {
         const std::vector<std::byte> buffer = saved(*original);
         EXPECT_EQ(buffer.size(), std::size_t(original->partition().owned().size()) *
                                      std::size_t(original->populations()) *
-                                     (std::string(precision) == "float" ? 4u : 8u));
+                                     (std::string(precision) == "double"  ? 8u
+                                      : std::string(precision) == "float" ? 4u
+                                                                          : 2u));
         original->advance(5);
         for (const char* layout : {"aos", "soa", "csoa", "disaggregated"}) {
           for (const char* to_pattern : {"ab", "aa"}) {

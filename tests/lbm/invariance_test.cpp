@@ -1,6 +1,7 @@
 // DESIGN.md invariants: every layout gives bitwise the same fields; AA gives bitwise the same
-// fields as AB (double, BGK and TRT), after odd and even step counts, with moving walls,
-// periodic halos and regularized inlets/outlets; and mass is conserved on a periodic box.
+// fields as AB (double and the FP16 storage precisions, BGK and TRT), after odd and even step
+// counts, with moving walls, periodic halos and regularized inlets/outlets; and mass is
+// conserved on a periodic box.
 #include "lbm_test_support.hpp"
 
 #include <karman/lbm/cases/cavity.hpp>
@@ -26,39 +27,48 @@ void expect_bitwise_equal(const test::HostMoments& a, const test::HostMoments& b
 }
 
 /// A case that moves: cavity with its lid, a few steps (an odd count on purpose).
-SolverSetup small_cavity(int dim, const std::string& lattice) {
+SolverSetup small_cavity(int dim, const std::string& lattice, const std::string& precision = "double") {
   cases::CavityParams p;
   p.dim = dim;
   p.n = dim == 3 ? 7 : 13;
   p.reynolds = 10;
-  return cases::cavity_setup(p, Variant{lattice, "double", "soa", "bgk", "ab"});
+  return cases::cavity_setup(p, Variant{lattice, precision, "soa", "bgk", "ab"});
 }
+
+/// The precisions of the bitwise tests: double, and the FP16 storage precisions, whose
+/// decode/encode and weight shift must not depend on where a layout or pattern keeps a word.
+constexpr const char* bitwise_precisions[] = {"fp16s", "fp16c", "double"};
 
 TEST(LayoutInvariance, AllLayoutsBitwiseIdentical) {
   for (auto [dim, lattice] : {std::pair{2, "d2q9"}, std::pair{3, "d3q19"}, std::pair{3, "d3q27"}}) {
-    SolverSetup s = small_cavity(dim, lattice);
-    const auto reference = test::run(s, 9);
-    double max_speed = 0;
-    for (double v : reference.u) max_speed = std::fmax(max_speed, std::fabs(v));
-    ASSERT_GT(max_speed, 1e-4) << "the lid must have set the fluid moving";
-    for (const char* layout : {"aos", "csoa", "disaggregated"}) {
-      s.variant.layout = layout;
-      expect_bitwise_equal(reference, test::run(s, 9), std::string(lattice) + " " + layout);
+    for (const char* precision : bitwise_precisions) {
+      SolverSetup s = small_cavity(dim, lattice, precision);
+      const auto reference = test::run(s, 9);
+      double max_speed = 0;
+      for (double v : reference.u) max_speed = std::fmax(max_speed, std::fabs(v));
+      ASSERT_GT(max_speed, 1e-4) << "the lid must have set the fluid moving";
+      for (const char* layout : {"aos", "csoa", "disaggregated"}) {
+        s.variant.layout = layout;
+        expect_bitwise_equal(reference, test::run(s, 9), std::string(lattice) + " " + precision + " " + layout);
+      }
     }
   }
 }
 
 TEST(PatternInvariance, AAEqualsABBitwise) {
   for (auto [dim, lattice] : {std::pair{2, "d2q9"}, std::pair{3, "d3q19"}, std::pair{3, "d3q27"}}) {
-    for (const char* collision : {"bgk", "trt"}) {
-      for (int steps : {8, 9}) {
-        SolverSetup s = small_cavity(dim, lattice);
-        s.variant.collision = collision;
-        s.variant.layout = "disaggregated";
-        const auto ab = test::run(s, steps);
-        s.variant.pattern = "aa";
-        expect_bitwise_equal(ab, test::run(s, steps),
-                             std::string(lattice) + " " + collision + " steps " + std::to_string(steps));
+    for (const char* precision : bitwise_precisions) {
+      for (const char* collision : {"bgk", "trt"}) {
+        for (int steps : {8, 9}) {
+          SolverSetup s = small_cavity(dim, lattice, precision);
+          s.variant.collision = collision;
+          s.variant.layout = "disaggregated";
+          const auto ab = test::run(s, steps);
+          s.variant.pattern = "aa";
+          expect_bitwise_equal(
+              ab, test::run(s, steps),
+              std::string(lattice) + " " + precision + " " + collision + " steps " + std::to_string(steps));
+        }
       }
     }
   }
@@ -73,13 +83,16 @@ TEST(PatternInvariance, AAEqualsABWithPeriodicHalosAndOpenBoundaries) {
   ch.drive = cases::ChannelDrive::pressure_drop;
   cases::ChannelParams forced = ch;
   forced.drive = cases::ChannelDrive::body_force;
-  for (SolverSetup s :
-       {cases::taylor_green_setup(tg, {}), cases::channel_setup(ch, {}), cases::channel_setup(forced, {})}) {
-    for (int steps : {10, 11}) {
-      const auto ab = test::run(s, steps);
-      s.variant.pattern = "aa";
-      expect_bitwise_equal(ab, test::run(s, steps), "steps " + std::to_string(steps));
-      s.variant.pattern = "ab";
+  for (const char* precision : bitwise_precisions) {
+    const Variant v{"d2q9", precision, "soa", "bgk", "ab"};
+    for (SolverSetup s :
+         {cases::taylor_green_setup(tg, v), cases::channel_setup(ch, v), cases::channel_setup(forced, v)}) {
+      for (int steps : {10, 11}) {
+        const auto ab = test::run(s, steps);
+        s.variant.pattern = "aa";
+        expect_bitwise_equal(ab, test::run(s, steps), std::string(precision) + " steps " + std::to_string(steps));
+        s.variant.pattern = "ab";
+      }
     }
   }
 }

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -43,6 +44,31 @@ TEST(VariantRegistry, NamesMapToTypes) {
   EXPECT_EQ(lattice_populations("d3q27"), 27);
   EXPECT_EQ(lattice_dimension("d2q9"), 2);
   EXPECT_EQ(precision_bytes("double"), 8);
+  static_assert(std::is_same_v<type_at_t<Precisions, Precisions::index_of("fp16c")>, FP16C>);
+  EXPECT_EQ(precision_bytes("fp16s"), 2);
+  EXPECT_EQ(precision_bytes("fp16c"), 2);
+}
+
+// float and double store themselves; the FP16 precisions store f - w_i and decode it back.
+TEST(Precision, WeightShiftOnlyForFloat16Storage) {
+  static_assert(std::is_same_v<storage_t<float>, float> && std::is_same_v<compute_t<double>, double>);
+  static_assert(std::is_same_v<storage_t<FP16S>, std::uint16_t> && std::is_same_v<compute_t<FP16C>, float>);
+  for (int q = 0; q < D3Q19::Q; ++q) {
+    const float w = float(D3Q19::w(q));
+    const float f = w * 1.01f;
+    const auto round_trip = [&](auto precision) {
+      using P = tag_type<decltype(precision)>;
+      return decode_population<D3Q19, P>(encode_population<D3Q19, P>(f, q), q);
+    };
+    EXPECT_EQ(round_trip(TypeTag<float>{}), f);
+    // At rest every population is its weight: the stored deviation is an exact zero.
+    EXPECT_EQ((encode_population<D3Q19, FP16S>(w, q)), 0);
+    EXPECT_EQ((encode_population<D3Q19, FP16C>(w, q)), 0);
+    EXPECT_EQ((decode_population<D3Q19, FP16C>(0, q)), w);
+    // The deviation f - w = 0.01 w keeps 11 or 12 significant bits, not those of f itself.
+    EXPECT_NEAR(round_trip(TypeTag<FP16S>{}), f, 0.01f * w * 0x1p-10f);
+    EXPECT_NEAR(round_trip(TypeTag<FP16C>{}), f, 0.01f * w * 0x1p-11f);
+  }
 }
 
 template <class List>

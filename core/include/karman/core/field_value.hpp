@@ -1,7 +1,7 @@
 #pragma once
 /// \file field_value.hpp
-/// Which types a Field may store: the arithmetic types and Kokkos' half precision, so a
-/// solver can keep FP16 populations and compute in FP32.
+/// Which types a Field may store: the arithmetic types (FP16 populations are std::uint16_t
+/// words, float16.hpp) and Kokkos' half precision.
 
 #include <Kokkos_Core.hpp>
 

@@ -64,9 +64,10 @@ std::vector<std::array<int, 3>> velocity_set() {
   return c;
 }
 
-/// Fills a population lattice with the equilibrium of (rho, u), in slot i (AB) or in slot
-/// opposite(i) (AA, as after an even step), so the first step reads it as post-collision.
-template <class L, class FieldType, class MemorySpace>
+/// Fills a population lattice of precision P with the equilibrium of (rho, u), in slot i (AB)
+/// or in slot opposite(i) (AA, as after an even step), so the first step reads it as
+/// post-collision.
+template <class L, class P, class FieldType, class MemorySpace>
 struct InitializeEquilibrium {
   FieldType f;
   Kokkos::View<const double*, MemorySpace> rho;
@@ -74,9 +75,12 @@ struct InitializeEquilibrium {
   bool opposite_slots = false;
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
-    using T = typename FieldType::value_type;
+    using T = compute_t<P>;
     const T uv[3] = {T(u(v, 0)), T(u(v, 1)), T(u(v, 2))};
-    for (int i = 0; i < L::Q; ++i) f(v, opposite_slots ? L::opposite(i) : i) = equilibrium<L>(i, T(rho(v)), uv);
+    for (int i = 0; i < L::Q; ++i) {
+      const int slot = opposite_slots ? L::opposite(i) : i;
+      f(v, slot) = encode_population<L, P>(equilibrium<L>(i, T(rho(v)), uv), slot);
+    }
   }
 };
 
@@ -84,17 +88,22 @@ struct InitializeEquilibrium {
 void build_initial_state(const SlabPartition& part, const SolverSetup& setup, std::vector<double>& rho,
                          std::vector<double>& u);
 
-/// One compiled variant. `Forced` compiles the Guo force terms in; a case without a body
-/// force runs without them.
-template <class L, class T, class Layout, class Collision, Pattern P, bool Forced,
+/// One compiled variant: lattice L, precision Prec (precision.hpp: float, double, FP16S,
+/// FP16C). `Forced` compiles the Guo force terms in; a case without a body force runs without
+/// them.
+template <class L, class Prec, class Layout, class Collision, Pattern P, bool Forced,
           class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class Solver final : public FlowSolver {
   /// Kernel features of the voxels with no boundary in their stencil, and of all others.
   using BulkFeatures = Features<false, Forced>;
   using BoundaryFeatures = Features<true, Forced>;
+  /// The arithmetic type of the kernels.
+  using T = compute_t<Prec>;
+  /// The type of a stored population.
+  using storage_type = storage_t<Prec>;
 
  public:
-  using field_type = Field<T, Layout, MemorySpace>;
+  using field_type = Field<storage_type, Layout, MemorySpace>;
   using execution_space = typename MemorySpace::execution_space;
   using exchanger_type = HaloExchanger<field_type>;
 
@@ -118,9 +127,10 @@ class Solver final : public FlowSolver {
       Kokkos::deep_copy(m_flags,
                         Kokkos::View<const flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                             host.data(), host.size()));
-      const int tile = setup.schedule_tile > 0
-                           ? setup.schedule_tile
-                           : default_schedule_tile(int(sizeof(T)), BackendTraits<execution_space>::transaction_bytes);
+      const int tile =
+          setup.schedule_tile > 0
+              ? setup.schedule_tile
+              : default_schedule_tile(int(sizeof(storage_type)), BackendTraits<execution_space>::transaction_bytes);
       m_schedule = UpdateSchedule<MemorySpace>(host, m_part.owned(), tile, setup.schedule);
     }
     initialize(setup);
@@ -160,14 +170,14 @@ class Solver final : public FlowSolver {
 
   const SlabPartition& partition() const override { return m_part; }
   std::size_t population_bytes() const override {
-    return std::size_t(P == Pattern::ab ? 2 : 1) * std::size_t(m_f[0].view().extent(0)) * sizeof(T);
+    return std::size_t(P == Pattern::ab ? 2 : 1) * std::size_t(m_f[0].view().extent(0)) * sizeof(storage_type);
   }
   /// The bulk kernel's traffic: the boundary kernel's flag word (a few per cent of the voxels)
   /// and the bulk bitmask (one bit a voxel) are left out.
-  std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(T); }
+  std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(storage_type); }
   int populations() const override { return L::Q; }
   std::string description() const override {
-    return std::string(L::name) + "/" + VariantName<T>::value + "/" + Layout::name + "/" + Collision::name + "/" +
+    return std::string(L::name) + "/" + VariantName<Prec>::value + "/" + Layout::name + "/" + Collision::name + "/" +
            PatternTag<P>::name;
   }
 
@@ -187,7 +197,9 @@ class Solver final : public FlowSolver {
   /// Which voxels run the bulk and which the boundary kernel.
   const UpdateSchedule<MemorySpace>& schedule() const { return m_schedule; }
 
-  int population_size() const override { return int(sizeof(T)); }
+  /// Bytes of a stored population: checkpoints hold the storage words as they are (for FP16
+  /// precisions the shifted 16-bit words), so a restart continues bitwise.
+  int population_size() const override { return int(sizeof(storage_type)); }
 
   bool populations_complete() const override { return P == Pattern::ab || m_steps % 2 == 0; }
 
@@ -197,7 +209,8 @@ class Solver final : public FlowSolver {
                   " is odd; populations are complete in the owned voxels after an even number of steps");
     }
     const VoxelRange owned = m_part.owned();
-    Kokkos::View<T**, Kokkos::LayoutRight, MemorySpace> packed("karman::saved_populations", owned.size(), L::Q);
+    Kokkos::View<storage_type**, Kokkos::LayoutRight, MemorySpace> packed("karman::saved_populations", owned.size(),
+                                                                          L::Q);
     // AA keeps population i in slot opposite(i) after an even step (see initialize()).
     const field_type f = m_f[0];
     const bool opposite_slots = P == Pattern::aa;
@@ -206,7 +219,7 @@ class Solver final : public FlowSolver {
         KOKKOS_LAMBDA(const index_t v) {
           for (int i = 0; i < L::Q; ++i) packed(v, i) = f(owned.begin + v, opposite_slots ? L::opposite(i) : i);
         });
-    Kokkos::deep_copy(HostPopulations<T>(reinterpret_cast<T*>(out), owned.size(), L::Q), packed);
+    Kokkos::deep_copy(HostPopulations<storage_type>(reinterpret_cast<storage_type*>(out), owned.size(), L::Q), packed);
   }
 
   void load_populations(const std::byte* in, std::int64_t steps) override {
@@ -215,8 +228,10 @@ class Solver final : public FlowSolver {
                   " is odd; accepted: even counts");
     }
     const VoxelRange owned = m_part.owned();
-    Kokkos::View<T**, Kokkos::LayoutRight, MemorySpace> packed("karman::loaded_populations", owned.size(), L::Q);
-    Kokkos::deep_copy(packed, HostPopulations<const T>(reinterpret_cast<const T*>(in), owned.size(), L::Q));
+    Kokkos::View<storage_type**, Kokkos::LayoutRight, MemorySpace> packed("karman::loaded_populations", owned.size(),
+                                                                          L::Q);
+    Kokkos::deep_copy(
+        packed, HostPopulations<const storage_type>(reinterpret_cast<const storage_type*>(in), owned.size(), L::Q));
     const field_type f = m_f[0];
     const bool opposite_slots = P == Pattern::aa;
     Kokkos::parallel_for(
@@ -229,7 +244,7 @@ class Solver final : public FlowSolver {
   }
 
   /// A caller's host buffer of (voxel, population) values, seen as a view; buffers from
-  /// operator new or std::vector are aligned for T.
+  /// operator new or std::vector are aligned for any storage type.
   template <class Value>
   using HostPopulations =
       Kokkos::View<Value**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -246,13 +261,13 @@ class Solver final : public FlowSolver {
   }
 
   template <StepKind K, class Feat>
-  PopulationAccess<L, T, Layout, MemorySpace, K, Feat> access() const {
+  PopulationAccess<L, Prec, Layout, MemorySpace, K, Feat> access() const {
     return {m_f[0], P == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_part.local()};
   }
 
   template <StepKind K, class Feat>
-  StreamCollide<L, T, Layout, MemorySpace, Collision, K, Feat> kernel() const {
-    StreamCollide<L, T, Layout, MemorySpace, Collision, K, Feat> k{access<K, Feat>(), m_omega, m_omega_minus, {}};
+  StreamCollide<L, Prec, Layout, MemorySpace, Collision, K, Feat> kernel() const {
+    StreamCollide<L, Prec, Layout, MemorySpace, Collision, K, Feat> k{access<K, Feat>(), m_omega, m_omega_minus, {}};
     for (int d = 0; d < 3; ++d) k.force[d] = m_force[d];
     return k;
   }
@@ -305,7 +320,7 @@ class Solver final : public FlowSolver {
       m_exchanger->start(m_f[0], plan);
       m_exchanger->finish();
     }
-    Moments<L, T, Layout, MemorySpace, K, BoundaryFeatures> kernel{
+    Moments<L, Prec, Layout, MemorySpace, K, BoundaryFeatures> kernel{
         access<K, BoundaryFeatures>(), out.rho, out.u, m_part.owned().begin, {}};
     for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
     // On the default instance, after the exchanger's copies (see step()).
@@ -329,7 +344,7 @@ class Solver final : public FlowSolver {
         Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
             u_host.data(), n, 3));
     for_each("karman::initialize", VoxelRange{0, index_t(n)}, m_spaces[0],
-             InitializeEquilibrium<L, field_type, MemorySpace>{m_f[0], rho, u, P == Pattern::aa});
+             InitializeEquilibrium<L, Prec, field_type, MemorySpace>{m_f[0], rho, u, P == Pattern::aa});
     compat::fence(m_spaces[0], "karman::initialized");
   }
 

@@ -35,7 +35,7 @@ struct FlowState {
 /// The compile-time variant, named at run time (checked against the accepted names).
 struct Variant {
   std::string lattice = "d2q9";      ///< d2q9 | d3q19 | d3q27
-  std::string precision = "double";  ///< float | double
+  std::string precision = "double";  ///< float | double | fp16s | fp16c
   std::string layout = "soa";        ///< aos | soa | csoa | disaggregated
   std::string collision = "bgk";     ///< bgk | trt
   std::string pattern = "ab";        ///< ab | aa

@@ -20,6 +20,7 @@
 #include <karman/core/neighbours.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/collision.hpp>
+#include <karman/lbm/precision.hpp>
 #include <karman/lbm/regularized_boundary.hpp>
 
 namespace karman::lbm {
@@ -54,15 +55,23 @@ KOKKOS_INLINE_FUNCTION index_t downstream(const Neighbours<L::D>& n, int i) {
 }
 
 /// Reads and writes populations of one step kind: shared by the update kernel and by the
-/// moments kernel, so both see exactly the values the next collision sees.
-template <class L, class T, class Layout, class MemorySpace, StepKind Kind, class Feat>
+/// moments kernel, so both see exactly the values the next collision sees. `P` is the
+/// precision (precision.hpp): the fields hold its storage words, the kernel computes in its
+/// compute type, and every access goes through get()/put(), which decode and encode.
+template <class L, class P, class Layout, class MemorySpace, StepKind Kind, class Feat>
 struct PopulationAccess {
-  using field_type = Field<T, Layout, MemorySpace>;
+  using T = compute_t<P>;
+  using field_type = Field<storage_t<P>, Layout, MemorySpace>;
   field_type src;  ///< read lattice
   field_type dst;  ///< written lattice (the same as src for AA)
   Kokkos::View<const flag_t*, MemorySpace> flags;
   BoundaryTable boundaries;
   Extents local;  ///< the rank's box, halo planes included
+
+  /// Population in slot q of voxel v of the read lattice.
+  KOKKOS_INLINE_FUNCTION T get(index_t v, int q) const { return decode_population<L, P>(src(v, q), q); }
+  /// Writes `value` into slot q of voxel v of the written lattice.
+  KOKKOS_INLINE_FUNCTION void put(index_t v, int q, T value) const { dst(v, q) = encode_population<L, P>(value, q); }
 
   /// Ladd's moving-wall term 2 w_i rho0 (c_i . u_w) / cs^2 for population i entering from the
   /// solid voxel `wall` (rho0 = 1); zero when that voxel is not a wall.
@@ -78,15 +87,18 @@ struct PopulationAccess {
     KARMAN_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       if constexpr (Kind == StepKind::aa_even) {
-        // A population bounced by the odd step waits in its wall voxel (see store()).
+        // A population bounced by the odd step waits in its wall voxel (see store()); the
+        // moving-wall term is added here, after decoding, exactly as the AB pull adds it, so
+        // that AA and AB round alike when storage is narrower than arithmetic (FP16).
         const bool wall = Feat::flags && flags::blocked(fl, i);
-        f[i] = wall ? src(upstream<L>(s, i), L::opposite(i)) : src(v, i);
+        const index_t from = upstream<L>(s, i);
+        f[i] = wall ? get(from, L::opposite(i)) + wall_term(from, i) : get(v, i);
       } else {
         const bool wall = Feat::flags && flags::blocked(fl, i);
         if (wall) {
-          f[i] = src(v, Kind == StepKind::ab_pull ? L::opposite(i) : i) + wall_term(upstream<L>(s, i), i);
+          f[i] = get(v, Kind == StepKind::ab_pull ? L::opposite(i) : i) + wall_term(upstream<L>(s, i), i);
         } else {
-          f[i] = src(upstream<L>(s, i), Kind == StepKind::ab_pull ? i : L::opposite(i));
+          f[i] = get(upstream<L>(s, i), Kind == StepKind::ab_pull ? i : L::opposite(i));
         }
       }
     }
@@ -98,22 +110,20 @@ struct PopulationAccess {
   }
 
   /// Writes voxel v's post-collision populations.
-  KOKKOS_INLINE_FUNCTION void store(index_t v, flag_t fl, const Neighbours<L::D>& s, const T (&f)[L::Q]) const {
+  KOKKOS_INLINE_FUNCTION void store(index_t v, const Neighbours<L::D>& s, const T (&f)[L::Q]) const {
     KARMAN_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       if constexpr (Kind == StepKind::ab_pull) {
-        dst(v, i) = f[i];
+        put(v, i, f[i]);
       } else if constexpr (Kind == StepKind::aa_even) {
-        dst(v, L::opposite(i)) = f[i];
+        put(v, L::opposite(i), f[i]);
       } else {
-        // Every population goes to slot i of x + c_i, a wall voxel's too: there it waits, with
-        // the moving-wall term, for x's even step, which reads it back as population opposite(i).
-        // Keeping it out of x's own slots matters under MPI: the even step's halo return
+        // Every population goes to slot i of x + c_i, a wall voxel's too: there it waits for
+        // x's even step, which reads it back as population opposite(i) and adds the moving-wall
+        // term. Keeping it out of x's own slots matters under MPI: the even step's halo return
         // overwrites the crossing slots of shared voxels, and a bounced population parked there
         // would be lost.
-        const int o = L::opposite(i);
-        const index_t to = downstream<L>(s, i);
-        dst(to, i) = Feat::flags && flags::blocked(fl, o) ? f[i] + wall_term(to, o) : f[i];
+        put(downstream<L>(s, i), i, f[i]);
       }
     }
   }
@@ -143,9 +153,10 @@ KOKKOS_INLINE_FUNCTION void moments(const T (&f)[L::Q], const T force[3], T& rho
 }
 
 /// The fused update of one voxel: load (stream + boundaries), moments, collide, store.
-template <class L, class T, class Layout, class MemorySpace, class Collision, StepKind Kind, class Feat>
+template <class L, class P, class Layout, class MemorySpace, class Collision, StepKind Kind, class Feat>
 struct StreamCollide {
-  PopulationAccess<L, T, Layout, MemorySpace, Kind, Feat> access;
+  using T = compute_t<P>;
+  PopulationAccess<L, P, Layout, MemorySpace, Kind, Feat> access;
   T omega = 1, omega_minus = 1;
   T force[3] = {0, 0, 0};
 
@@ -161,14 +172,15 @@ struct StreamCollide {
     T rho, u[3];
     moments<L, T, Feat::forced>(f, force, rho, u);
     Collision::template collide<L, T, Feat::forced>(f, rho, u, force, omega, omega_minus);
-    access.store(v, fl, s, f);
+    access.store(v, s, f);
   }
 };
 
 /// Density and velocity of every owned voxel as the next collision will see them; walls get 0.
-template <class L, class T, class Layout, class MemorySpace, StepKind Kind, class Feat>
+template <class L, class P, class Layout, class MemorySpace, StepKind Kind, class Feat>
 struct Moments {
-  PopulationAccess<L, T, Layout, MemorySpace, Kind, Feat> access;
+  using T = compute_t<P>;
+  PopulationAccess<L, P, Layout, MemorySpace, Kind, Feat> access;
   Kokkos::View<double*, MemorySpace> rho_out;                     ///< indexed by v - first
   Kokkos::View<double**, Kokkos::LayoutLeft, MemorySpace> u_out;  ///< (v - first, axis)
   index_t first = 0;

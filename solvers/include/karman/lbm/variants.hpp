@@ -11,6 +11,7 @@
 #include <karman/lbm/collision.hpp>
 #include <karman/lbm/lattices.hpp>
 #include <karman/lbm/pattern.hpp>
+#include <karman/lbm/precision.hpp>
 
 #include <string>
 #include <string_view>
@@ -99,7 +100,7 @@ using type_at_t = typename detail::TypeAt<I, List>::type;
 /// Every variant Karman knows. Adding a type here makes its name valid everywhere; the solver
 /// factory then needs it compiled (solvers/CMakeLists.txt, KARMAN_LATTICES & co.).
 using Lattices = VariantList<detail::LatticeKind, D2Q9, D3Q19, D3Q27>;
-using Precisions = VariantList<detail::PrecisionKind, float, double>;
+using Precisions = VariantList<detail::PrecisionKind, float, double, FP16S, FP16C>;
 using Layouts = VariantList<detail::LayoutKind, AoS, SoA, CSoADefault, Disaggregated>;
 using Collisions = VariantList<detail::CollisionKind, BGK, TRT>;
 using Patterns = VariantList<detail::PatternKind, PatternTag<Pattern::ab>, PatternTag<Pattern::aa>>;
@@ -150,7 +151,7 @@ inline int lattice_dimension(std::string_view name) {
 }
 /// Bytes of one stored population of the precision named `name`.
 inline int precision_bytes(std::string_view name) {
-  return dispatch<Precisions>(name, [](auto p) { return int(sizeof(tag_type<decltype(p)>)); });
+  return dispatch<Precisions>(name, [](auto p) { return int(sizeof(storage_t<tag_type<decltype(p)>>)); });
 }
 
 }  // namespace karman::lbm

@@ -1,0 +1,119 @@
+#pragma once
+/// \file float16.hpp
+/// Two 16-bit floating-point storage formats and their exact conversions to and from FP32,
+/// written on integer bits so that CPU, CUDA and HIP give the same bits (Kokkos' half_t is a
+/// float on Kokkos 3.4 host backends, and hardware conversions differ in NaN payloads):
+///  - Float16Format::ieee: IEEE 754 binary16, 1 sign, 5 exponent and 10 mantissa bits, bias 15,
+///    subnormals, infinities and NaN ("FP16S" in Lehmann et al. 2022, §2.3).
+///  - Float16Format::custom: 1 sign, 4 exponent and 11 mantissa bits, bias 15, subnormals, no
+///    infinity or NaN: every exponent is a number, so the range is [-1.99951171875,
+///    1.99951171875] with one more mantissa bit ("FP16C", Lehmann et al. 2022, §2.3; the range
+///    fits LBM populations stored as deviations f - w from the lattice weights).
+/// Both encoders round to nearest, ties to even (FluidX3D's FP16C encoder rounds ties away
+/// from zero, so the two differ on exact ties only; the decoders agree on every word). Out of range, binary16 gives
+/// ±infinity and the custom format saturates to ±1.99951171875 (it has no infinity). NaN stays a NaN of the same
+/// payload in binary16 (a payload lost to the shorter mantissa becomes the quiet bit); the custom format has none and
+/// stores +1.99951171875, so a diverging run shows as a density far out of range rather than as a NaN.
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <cstring>
+
+namespace karman {
+
+/// Which 16-bit layout a float16 conversion uses.
+enum class Float16Format { ieee, custom };
+
+namespace detail {
+
+/// The bits of a float as an integer and back (memcpy is the portable bit cast; CUDA and HIP
+/// compile it to a register move).
+KOKKOS_INLINE_FUNCTION std::uint32_t float_bits(float x) {
+  std::uint32_t b;
+  memcpy(&b, &x, sizeof b);
+  return b;
+}
+KOKKOS_INLINE_FUNCTION float bits_float(std::uint32_t b) {
+  float x;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+/// Rounds the magnitude `bits >> shift` to nearest, ties to even, on the dropped `shift` bits.
+KOKKOS_INLINE_FUNCTION std::uint32_t round_shift_even(std::uint32_t bits, int shift) {
+  const std::uint32_t kept = bits >> shift;
+  const std::uint32_t dropped = bits & ((std::uint32_t(1) << shift) - 1);
+  const std::uint32_t half = std::uint32_t(1) << (shift - 1);
+  return kept + (dropped > half || (dropped == half && (kept & 1u)));
+}
+
+}  // namespace detail
+
+/// Constants of a 16-bit format.
+template <Float16Format F>
+struct Float16Traits {
+  /// Mantissa (fraction) bits.
+  static constexpr int mantissa_bits = F == Float16Format::ieee ? 10 : 11;
+  /// Exponent bias: 15 in both (Lehmann et al. 2022, §2.3, "exp-15" for FP16C).
+  static constexpr int bias = 15;
+  /// Whether the largest exponent means infinity and NaN (binary16) or numbers (custom).
+  static constexpr bool has_inf_nan = F == Float16Format::ieee;
+  /// Largest exponent field.
+  static constexpr std::uint32_t max_exponent = (1u << (15 - mantissa_bits)) - 1;
+  /// Bits of the largest finite magnitude.
+  static constexpr std::uint16_t max_finite = has_inf_nan ? 0x7BFF : 0x7FFF;
+};
+
+/// The FP32 value of 16-bit word `h` of format F; exact (every 16-bit value is a float).
+template <Float16Format F>
+KOKKOS_INLINE_FUNCTION float float16_decode(std::uint16_t h) {
+  using Tr = Float16Traits<F>;
+  constexpr int m_bits = Tr::mantissa_bits;
+  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
+  const std::uint32_t e = (h & 0x7FFFu) >> m_bits;
+  const std::uint32_t m = h & ((1u << m_bits) - 1);
+  if (e == 0) {
+    // Subnormal (or zero): m * 2^(1 - bias - m_bits), a normal float, so the product is exact.
+    const float scale = detail::bits_float(std::uint32_t(127 + 1 - Tr::bias - m_bits) << 23);
+    return detail::bits_float(detail::float_bits(float(m) * scale) | sign);
+  }
+  if (Tr::has_inf_nan && e == Tr::max_exponent) return detail::bits_float(sign | 0x7F800000u | (m << (23 - m_bits)));
+  return detail::bits_float(sign | ((e + 127 - Tr::bias) << 23) | (m << (23 - m_bits)));
+}
+
+/// The 16-bit word of format F nearest to `x` (ties to even); see the file comment for range
+/// and NaN.
+template <Float16Format F>
+KOKKOS_INLINE_FUNCTION std::uint16_t float16_encode(float x) {
+  using Tr = Float16Traits<F>;
+  constexpr int m_bits = Tr::mantissa_bits;
+  constexpr int drop = 23 - m_bits;  // float mantissa bits that do not fit
+  const std::uint32_t b = detail::float_bits(x);
+  const std::uint32_t sign = (b >> 16) & 0x8000u;
+  const std::uint32_t a = b & 0x7FFFFFFFu;
+  if (a > 0x7F800000u) {
+    if (!Tr::has_inf_nan) return std::uint16_t(Tr::max_finite);
+    const std::uint32_t payload = (a >> drop) & ((1u << m_bits) - 1);
+    return std::uint16_t(sign | (Tr::max_exponent << m_bits) | (payload != 0 ? payload : 1u << (m_bits - 1)));
+  }
+  // Smallest normal magnitude of the 16-bit format, 2^(1 - bias), as float bits.
+  constexpr std::uint32_t min_normal = std::uint32_t(127 + 1 - Tr::bias) << 23;
+  if (a < min_normal) {
+    // Subnormal: round a's value / 2^(1 - bias - m_bits) to an integer. At or below half the
+    // smallest subnormal the result is zero (a tie goes to the even zero).
+    constexpr std::uint32_t half_smallest = std::uint32_t(127 - Tr::bias - m_bits) << 23;
+    if (a <= half_smallest) return std::uint16_t(sign);
+    const int e = int(a >> 23);
+    const std::uint32_t m = (a & 0x7FFFFFu) | 0x800000u;
+    return std::uint16_t(sign | detail::round_shift_even(m, 127 + 1 - Tr::bias - m_bits + 23 - e));
+  }
+  // Normal: rebias the exponent, round away the extra mantissa bits; a carry out of the
+  // mantissa correctly increments the exponent.
+  const std::uint32_t r = detail::round_shift_even(a - (std::uint32_t(127 - Tr::bias) << 23), drop);
+  constexpr std::uint32_t overflow = (Tr::max_exponent + (Tr::has_inf_nan ? 0 : 1)) << m_bits;
+  if (r >= overflow) return std::uint16_t(sign | (Tr::has_inf_nan ? overflow : Tr::max_finite));
+  return std::uint16_t(sign | r);
+}
+
+}  // namespace karman

@@ -1,0 +1,166 @@
+// The 16-bit storage formats of float16.hpp (Lehmann et al. 2022, §2.3: FP16S is IEEE binary16,
+// FP16C has 4 exponent and 11 mantissa bits, bias 15, no infinity or NaN): every 16-bit word
+// decodes to the value its fields define, computed here independently with ldexp; encoding is
+// round to nearest, ties to even, checked against a nearest-value search over all 65536 words;
+// range, subnormals, overflow and NaN behave as the header documents.
+#include <karman/core/float16.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace {
+
+using karman::float16_decode;
+using karman::float16_encode;
+using karman::Float16Format;
+
+std::uint32_t bits(float x) {
+  std::uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+float from_bits(std::uint32_t b) {
+  float x;
+  std::memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+/// The value of word h from the format's definition, in double: (-1)^s 2^(e - 15) (1 + m / 2^M)
+/// for e > 0, (-1)^s 2^(-14) m / 2^M for e = 0; binary16's e = 31 is infinity or NaN.
+template <Float16Format F>
+double reference_value(std::uint16_t h) {
+  const int m_bits = F == Float16Format::ieee ? 10 : 11;
+  const int e = (h & 0x7FFF) >> m_bits, m = h & ((1 << m_bits) - 1);
+  const double sign = (h & 0x8000) ? -1.0 : 1.0;
+  if (F == Float16Format::ieee && e == 31) return m == 0 ? sign * HUGE_VAL : std::nan("");
+  if (e == 0) return sign * std::ldexp(double(m), -14 - m_bits);
+  return sign * std::ldexp(1.0 + std::ldexp(double(m), -m_bits), e - 15);
+}
+
+template <Float16Format F>
+void expect_decode_matches_definition() {
+  for (std::uint32_t h = 0; h <= 0xFFFF; ++h) {
+    const float got = float16_decode<F>(std::uint16_t(h));
+    const double want = reference_value<F>(std::uint16_t(h));
+    if (std::isnan(want)) {
+      ASSERT_TRUE(std::isnan(got)) << std::hex << h;
+    } else {
+      ASSERT_EQ(double(got), want) << std::hex << h;
+      ASSERT_EQ(std::signbit(got), bool(h & 0x8000)) << std::hex << h;
+    }
+  }
+}
+
+template <Float16Format F>
+void expect_every_word_round_trips() {
+  for (std::uint32_t h = 0; h <= 0xFFFF; ++h)
+    ASSERT_EQ(float16_encode<F>(float16_decode<F>(std::uint16_t(h))), h) << std::hex << h;
+}
+
+/// Nearest-value search: the positive finite words in value order, the encoding of a
+/// magnitude a is the nearer of its two neighbours, the one with an even word on a tie.
+template <Float16Format F>
+std::uint16_t reference_encode(float x, const std::vector<std::uint16_t>& positive) {
+  const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  const double a = std::fabs(double(x));
+  const auto above = std::lower_bound(positive.begin(), positive.end(), a,
+                                      [](std::uint16_t h, double v) { return double(float16_decode<F>(h)) < v; });
+  if (above == positive.begin()) return sign | *above;
+  const std::uint16_t hi = above == positive.end() ? 0 : *above, lo = *(above - 1);
+  if (above == positive.end()) {
+    // Past the largest finite value: binary16 rounds to infinity from the midpoint between
+    // 65504 and 2^16 on (a tie goes to the even word, infinity); the custom format saturates.
+    if (F == Float16Format::custom) return sign | lo;
+    return sign | (a < 65520.0 ? lo : std::uint16_t(0x7C00));
+  }
+  const double d_lo = a - double(float16_decode<F>(lo)), d_hi = double(float16_decode<F>(hi)) - a;
+  if (d_lo < d_hi) return sign | lo;
+  if (d_hi < d_lo) return sign | hi;
+  return sign | ((lo & 1) ? hi : lo);
+}
+
+template <Float16Format F>
+void expect_rounding_to_nearest_even() {
+  std::vector<std::uint16_t> positive;
+  for (std::uint16_t h = 0; h < 0x7C00 || (F == Float16Format::custom && h <= 0x7FFF); ++h) positive.push_back(h);
+  std::vector<float> probes;
+  // Every word's value, the midpoint to the next word (a tie) and a float either side of it.
+  for (std::size_t k = 0; k + 1 < positive.size(); ++k) {
+    const float v = float16_decode<F>(positive[k]), next = float16_decode<F>(positive[k + 1]);
+    const float mid = float((double(v) + double(next)) / 2);
+    for (float p : {v, mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 4.0f)}) {
+      probes.push_back(p);
+      probes.push_back(-p);
+    }
+  }
+  // And floats spread over the whole range, infinities and subnormal floats included.
+  for (std::uint64_t b = 0; b < 0x7F800001u; b += 4093) probes.push_back(from_bits(std::uint32_t(b)));
+  for (float p : {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min(), 65520.0f, 2.0f,
+                  1.999755859375f})
+    probes.push_back(p);
+  for (float p : probes)
+    ASSERT_EQ(float16_encode<F>(p), reference_encode<F>(p, positive))
+        << p << " (float bits " << std::hex << bits(p) << ")";
+}
+
+TEST(Float16, DecodeMatchesTheFormatDefinitionForEveryWord) {
+  expect_decode_matches_definition<Float16Format::ieee>();
+  expect_decode_matches_definition<Float16Format::custom>();
+}
+
+TEST(Float16, EveryWordRoundTripsBitwise) {
+  expect_every_word_round_trips<Float16Format::ieee>();
+  expect_every_word_round_trips<Float16Format::custom>();
+}
+
+TEST(Float16, EncodeRoundsToNearestEven) {
+  expect_rounding_to_nearest_even<Float16Format::ieee>();
+  expect_rounding_to_nearest_even<Float16Format::custom>();
+}
+
+// Hand-picked values, worked out from the bit layouts by hand.
+TEST(Float16, HandPickedIeee) {
+  constexpr auto S = Float16Format::ieee;
+  EXPECT_EQ(float16_encode<S>(1.0f), 0x3C00);
+  EXPECT_EQ(float16_encode<S>(-2.0f), 0xC000);
+  EXPECT_EQ(float16_encode<S>(1.0f + 0x1p-11f), 0x3C00);  // tie, even neighbour below
+  EXPECT_EQ(float16_encode<S>(1.0f + 0x3p-11f), 0x3C02);  // tie, even neighbour above
+  EXPECT_EQ(float16_encode<S>(0.1f), 0x2E66);
+  EXPECT_EQ(float16_encode<S>(65504.0f), 0x7BFF);    // largest finite
+  EXPECT_EQ(float16_encode<S>(65519.996f), 0x7BFF);  // below the midpoint to 2^16
+  EXPECT_EQ(float16_encode<S>(65520.0f), 0x7C00);    // the midpoint: ties to even, infinity
+  EXPECT_EQ(float16_encode<S>(-1e10f), 0xFC00);
+  EXPECT_EQ(float16_encode<S>(0x1p-14f), 0x0400);  // smallest normal
+  EXPECT_EQ(float16_encode<S>(0x1p-24f), 0x0001);  // smallest subnormal
+  EXPECT_EQ(float16_encode<S>(0x1p-25f), 0x0000);  // half of it: ties to the even zero
+  EXPECT_EQ(float16_encode<S>(0x1.8p-25f), 0x0001);
+  EXPECT_EQ(float16_encode<S>(-0x1p-30f), 0x8000);      // underflow keeps the sign
+  EXPECT_EQ(float16_encode<S>(std::nanf("")), 0x7E00);  // quiet NaN
+  EXPECT_EQ(float16_decode<S>(0x3555), float(0x1.554p-2));
+}
+
+TEST(Float16, HandPickedCustom) {
+  constexpr auto C = Float16Format::custom;
+  EXPECT_EQ(float16_encode<C>(1.0f), 0x7800);  // exponent 15 - 15 = 0
+  EXPECT_EQ(float16_encode<C>(0.5f), 0x7000);
+  EXPECT_EQ(float16_encode<C>(1.0f + 0x1p-12f), 0x7800);  // tie, even neighbour below
+  EXPECT_EQ(float16_encode<C>(1.0f + 0x3p-12f), 0x7802);  // tie, even neighbour above
+  EXPECT_EQ(float16_encode<C>(1.99951171875f), 0x7FFF);   // largest value
+  EXPECT_EQ(float16_encode<C>(2.0f), 0x7FFF);             // saturates: no infinity
+  EXPECT_EQ(float16_encode<C>(-std::numeric_limits<float>::infinity()), 0xFFFF);
+  EXPECT_EQ(float16_encode<C>(std::nanf("")), 0x7FFF);
+  EXPECT_EQ(float16_encode<C>(0x1p-14f), 0x0800);  // smallest normal
+  EXPECT_EQ(float16_encode<C>(0x1p-25f), 0x0001);  // smallest subnormal
+  EXPECT_EQ(float16_encode<C>(0x1p-26f), 0x0000);  // half of it: ties to the even zero
+  EXPECT_EQ(float16_decode<C>(0x7FFF), 1.99951171875f);
+  EXPECT_EQ(float16_decode<C>(0x0001), 0x1p-25f);
+}
+
+}  // namespace
