@@ -1,5 +1,7 @@
 // Geometry input: shape lists, random and regular sphere packs (target porosity, seeds), raw
 // voxel images, STL surfaces, the flow-path check, and a block-sparse grid built from a generated sample.
+#include "../common/expect_error.hpp"
+
 #include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/geometry/fluid_path.hpp>
@@ -26,16 +28,7 @@ using namespace karman::geometry;
 
 constexpr double pi = 3.14159265358979323846;
 
-/// Runs `f`, expecting a karman::Error whose message contains every one of `parts`.
-template <class F>
-void expect_error(F&& f, std::initializer_list<const char*> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no karman::Error thrown";
-  } catch (const Error& e) {
-    for (const char* part : parts) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-  }
-}
+using karman::test::expect_error;
 
 /// A fresh empty directory under the system's temporary directory.
 std::filesystem::path scratch_directory() {

@@ -1,5 +1,7 @@
 // Voxel images from HDF5 datasets: good images read in x-fastest order with either encoding;
 // missing files and datasets, wrong types, ranks and dimensions refused with the reason.
+#include "../common/expect_error.hpp"
+
 #include <karman/core/error.hpp>
 #include <karman/io/voxel_image_file.hpp>
 
@@ -28,15 +30,7 @@ void write_dataset(hid_t file, const char* name, hid_t file_type, hid_t memory_t
   H5Sclose(space);
 }
 
-template <class F>
-void expect_error(F&& f, std::initializer_list<const char*> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no karman::Error thrown";
-  } catch (const Error& e) {
-    for (const char* part : parts) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-  }
-}
+using karman::test::expect_error;
 
 class VoxelImageFile : public ::testing::Test {
  protected:
