@@ -46,8 +46,12 @@ with tempfile.TemporaryDirectory() as tmp:
         rows = list(csv.reader(open(os.path.join(out, "forces.csv"))))
         if rows[0] != ["step", "time", "c_D", "c_L"] or len(rows) < 3:
             failures.append(f"{wall}: forces.csv header {rows[0]} with {len(rows) - 1} rows")
-        elif float(rows[-1][2]) != s["c_D"]:
-            failures.append(f"{wall}: the last c_D of forces.csv {rows[-1][2]} is not summary.json's {s['c_D']}")
+        else:
+            # 2D-1 reports the mean over the last quarter of the history.
+            samples = len(rows) - 1
+            last = [float(r[2]) for r in rows[1 + samples - samples // 4:]]
+            if not min(last) <= s["c_D"] <= max(last):
+                failures.append(f"{wall}: c_D {s['c_D']} outside the last quarter of forces.csv [{min(last)}, {max(last)}]")
         for name in ("fields.xdmf", "forces.gp"):
             if not os.path.exists(os.path.join(out, name)):
                 failures.append(f"{wall}: {name} missing")
