@@ -209,6 +209,7 @@ void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code) 
       exit_code = run_case(parallel, *opts, def);
     });
   }
+  add_cylinder_command(app, parallel, exit_code);
 }
 
 }  // namespace karman::app

@@ -1,6 +1,6 @@
 #pragma once
 /// \file case_commands.hpp
-/// Registers the case subcommands (cavity, channel, taylor-green) on the karman app.
+/// Registers the case subcommands (cavity, channel, taylor-green, cylinder) on the karman app.
 
 #include "parallel.hpp"
 
@@ -8,8 +8,11 @@
 
 namespace karman::app {
 
-/// Adds cavity, channel and taylor-green; a chosen subcommand runs from its callback during
-/// parse and stores its exit code in `exit_code`.
+/// Adds cavity, channel, taylor-green and cylinder; a chosen subcommand runs from its callback
+/// during parse and stores its exit code in `exit_code`.
 void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code);
+
+/// Adds cylinder (cylinder_command.cpp), as add_case_commands does the others.
+void add_cylinder_command(CLI::App& app, const Parallel& parallel, int& exit_code);
 
 }  // namespace karman::app

@@ -287,7 +287,8 @@ nlohmann::json boundary_table_json(const lbm::BoundaryTable& table) {
     rows.push_back({{"rho", b.rho},
                     {"u", {b.u[0], b.u[1], b.u[2]}},
                     {"normal_axis", b.normal_axis},
-                    {"normal_sign", b.normal_sign}});
+                    {"normal_sign", b.normal_sign},
+                    {"profile", {b.profile_axis, b.profile_lo, b.profile_hi}}});
   }
   return rows;
 }
@@ -599,6 +600,7 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
     if (options.output_every > 0) next = std::min(next, next_multiple(step, options.output_every));
     if (options.checkpoint_every > 0) next = std::min(next, next_multiple(step, options.checkpoint_every));
     if (options.inject_nan > step) next = std::min(next, options.inject_nan);
+    if (def.observe_every > 0) next = std::min(next, next_multiple(step, def.observe_every));
     const auto t0 = clock::now();
     while (step < next) {
       const long n = std::min(poll_every - step % poll_every, next - step);
@@ -611,6 +613,7 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
     Kokkos::fence();
     compute_seconds += seconds_since(t0);
 
+    if (def.observe && def.observe_every > 0 && step % def.observe_every == 0) def.observe(*solver);
     if (step == options.inject_nan) inject_nan(*solver, options.variant.precision);
     const bool check = step % check_every == 0 || step == target;
     const bool output = options.output_every > 0 && step % options.output_every == 0;

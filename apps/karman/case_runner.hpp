@@ -7,6 +7,7 @@
 #include "parallel.hpp"
 #include "run_options.hpp"
 
+#include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/solver_setup.hpp>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,10 @@ struct CaseDefinition {
   double spacing = 1.0;          ///< physical size of a voxel, for viewers
   double origin[3] = {0, 0, 0};  ///< position of voxel (0, 0, 0)'s lower corner
   nlohmann::json parameters;     ///< case parameters for summary.json
+  /// Steps between calls of `observe` (0: never).
+  long observe_every = 0;
+  /// Called on every rank after each observe_every-th step, e.g. to record the force on a body.
+  std::function<void(lbm::FlowSolver& solver)> observe;
   /// Case outputs from the final fields, on rank 0; adds its figures to `summary`.
   std::function<void(const GlobalFields&, const std::filesystem::path& dir, nlohmann::json& summary)> finish;
 };

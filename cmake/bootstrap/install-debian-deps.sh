@@ -10,6 +10,7 @@ packages=(
   libhdf5-openmpi-dev hdf5-tools
   libgtest-dev libcli11-dev nlohmann-json3-dev
   python3
+  gnuplot-nox
   "$@"
 )
 

@@ -1,5 +1,8 @@
 #include <karman/lbm/solver.hpp>
 
+#include <algorithm>
+#include <sstream>
+
 namespace karman::lbm {
 namespace {
 
@@ -53,13 +56,74 @@ std::vector<flag_t> build_flags(const SlabPartition& part, const SolverSetup& se
       for (std::size_t i = 0; i < velocities.size(); ++i) {
         const auto& c = velocities[i];
         const bool enters_through_boundary = open_boundary && c[bv.normal_axis] * bv.normal_sign > 0;
-        const bool from_wall = cell_at(setup, g, {-c[0], -c[1], -c[2]}).kind == CellKind::solid;
+        const CellSpec source = cell_at(setup, g, {-c[0], -c[1], -c[2]});
+        // A curved body's populations are pulled from its solid voxels, where the cut links'
+        // kernel leaves their reflected values (curved_wall.hpp).
+        const bool from_wall = source.kind == CellKind::solid && source.id != setup.curved_wall.id;
         if (enters_through_boundary || from_wall) mask |= flag_t(1) << i;
       }
     }
     out[static_cast<std::size_t>(v)] = flags::make(self.kind, self.id, mask);
   }
   return out;
+}
+
+std::vector<WallLink> build_wall_links(const SlabPartition& part, const SolverSetup& setup,
+                                       const std::vector<std::array<int, 3>>& velocities) {
+  const CurvedWall& wall = setup.curved_wall;
+  std::vector<WallLink> links;
+  if (wall.id < 0) return links;
+  const BoundaryValue& bv = setup.boundaries[wall.id];
+  if (bv.u[0] != 0 || bv.u[1] != 0 || bv.u[2] != 0) {
+    throw Error("karman::lbm::build_wall_links: the curved wall (boundary id " + std::to_string(wall.id) +
+                ") moves; interpolated bounce-back is implemented for walls at rest");
+  }
+  if (!wall.fraction) throw Error("karman::lbm::build_wall_links: the curved wall has no fraction function");
+  const Extents& local = part.local();
+  const int order = wall.interpolation == WallInterpolation::quadratic ? 2
+                    : wall.interpolation == WallInterpolation::linear  ? 1
+                                                                       : 0;
+  // Local index of the voxel g + k c (global coordinates g, wrapped where periodic), or -1 when
+  // it lies outside this rank's box or, with `fluid_only`, is not fluid: only fluid neighbours
+  // take part in an interpolation.
+  auto local_at = [&](const int(&g)[3], const std::array<int, 3>& c, int k, bool fluid_only) -> index_t {
+    const std::array<int, 3> shift{k * c[0], k * c[1], k * c[2]};
+    if (fluid_only && cell_at(setup, g, shift).kind == CellKind::solid) return -1;
+    int l[3];
+    const int n[3] = {setup.global.nx, setup.global.ny, setup.global.nz};
+    for (int a = 0; a < 3; ++a) l[a] = ((g[a] + shift[a]) % n[a] + n[a]) % n[a];
+    l[part.axis()] -= part.owned_begin() - 1;
+    if (l[part.axis()] < 0 || l[part.axis()] >= local.extent(part.axis())) return -1;
+    return local.index(l[0], l[1], l[2]);
+  };
+  for (index_t v = part.owned().begin; v < part.owned().end; ++v) {
+    int g[3];
+    if (!global_coordinates(part, setup.periodic, v, g)) continue;
+    const CellSpec self = setup.geometry(g[0], g[1], g[2]);
+    if (self.kind == CellKind::solid) continue;
+    for (std::size_t i = 0; i < velocities.size(); ++i) {
+      const auto& c = velocities[i];
+      const std::array<int, 3> back{-c[0], -c[1], -c[2]};
+      const CellSpec source = cell_at(setup, g, back);
+      if (source.kind != CellKind::solid || source.id != wall.id) continue;
+      WallLink link;
+      link.fluid = v;
+      link.solid = local_at(g, back, 1, false);
+      link.direction = int(i);
+      link.q = wall.fraction(g[0], g[1], g[2], back[0], back[1], back[2]);
+      if (!(link.q > 0.0 && link.q <= 1.0)) {
+        throw Error("karman::lbm::build_wall_links: link fraction q = " + std::to_string(link.q) + " at voxel (" +
+                    std::to_string(g[0]) + ", " + std::to_string(g[1]) + ", " + std::to_string(g[2]) +
+                    ") out of range (0, 1]");
+      }
+      const index_t next = local_at(g, c, 1, true), next2 = local_at(g, c, 2, true);
+      link.order = next < 0 ? 0 : next2 < 0 ? std::min(order, 1) : order;
+      link.next = next < 0 ? v : next;
+      link.next2 = next2 < 0 ? v : next2;
+      links.push_back(link);
+    }
+  }
+  return links;
 }
 
 void build_initial_state(const SlabPartition& part, const SolverSetup& setup, std::vector<double>& rho,

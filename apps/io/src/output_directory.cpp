@@ -39,8 +39,8 @@ namespace {
 
 /// Whether `name` is something a karman run writes into its output directory.
 bool written_by_karman(const std::string& name) {
-  static const char* exact[] = {"summary.json",     "fields.xdmf", "checkpoints", "centerline_u.csv",
-                                "centerline_v.csv", "profile.csv", "vortex.json"};
+  static const char* exact[] = {"summary.json", "fields.xdmf", "checkpoints", "centerline_u.csv", "centerline_v.csv",
+                                "profile.csv",  "vortex.json", "forces.csv",  "forces.gp",        "forces.png"};
   for (const char* e : exact) {
     if (name == e) return true;
   }

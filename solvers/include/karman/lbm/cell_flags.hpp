@@ -48,12 +48,24 @@ KOKKOS_INLINE_FUNCTION constexpr bool blocked(flag_t f, int i) { return (f >> i)
 }  // namespace flags
 
 /// Prescribed values of one boundary id: a wall's velocity, or an inlet/outlet's density or
-/// velocity and its inward normal.
+/// velocity and its inward normal. A velocity boundary's u may vary across one axis as a
+/// parabola (a Poiseuille inflow): u(s) = u 4 (s - lo)(hi - s) / (hi - lo)^2 at the global
+/// voxel coordinate s along `profile_axis`, so u is the profile's maximum.
 struct BoundaryValue {
   double rho = 1.0;               ///< density (pressure boundaries)
-  double u[3] = {0.0, 0.0, 0.0};  ///< velocity (walls and velocity boundaries)
+  double u[3] = {0.0, 0.0, 0.0};  ///< velocity (walls and velocity boundaries); a profile's maximum
   int normal_axis = 0;            ///< axis of the inward normal (inlet/outlet)
   int normal_sign = 1;            ///< +1 or -1: direction of the inward normal along that axis
+  int profile_axis = -1;          ///< axis across which u is a parabola; -1: u is uniform
+  double profile_lo = 0.0;        ///< global voxel coordinate where the parabola vanishes (a wall)
+  double profile_hi = 0.0;        ///< the other zero of the parabola
+
+  /// Factor of u at global voxel coordinate s along profile_axis (1 when uniform).
+  KOKKOS_INLINE_FUNCTION double profile(double s) const {
+    if (profile_axis < 0) return 1.0;
+    const double width = profile_hi - profile_lo;
+    return 4.0 * (s - profile_lo) * (profile_hi - s) / (width * width);
+  }
 };
 
 /// All boundary values of a case, passed by value into kernels.

@@ -11,6 +11,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -39,6 +40,11 @@ class FlowSolver {
   /// Sum of density over this rank's owned fluid voxels (collective under MPI); callers that
   /// already hold moments() use total_density() on them instead.
   virtual double local_mass() = 0;
+  /// Force on the setup's curved body by momentum exchange over its cut links during the next
+  /// step (curved_wall.hpp), lattice units; zeros without a body. This rank's share.
+  virtual std::array<double, 3> body_force() = 0;
+  /// Cut links of the curved body on this rank.
+  virtual std::size_t wall_links() const = 0;
   /// This rank's slab.
   virtual const SlabPartition& partition() const = 0;
   /// Bytes of population storage (two lattices for AB, one for AA).

@@ -11,9 +11,10 @@
 
 namespace karman::lbm {
 
-/// Rebuilds f of a boundary voxel from its known populations and the prescribed value.
+/// Rebuilds f of a boundary voxel from its known populations and the prescribed value; a
+/// velocity boundary prescribes bv.u times `profile` (BoundaryValue::profile at the voxel).
 template <class L, class T>
-KOKKOS_INLINE_FUNCTION void regularize(T (&f)[L::Q], CellKind kind, const BoundaryValue& bv) {
+KOKKOS_INLINE_FUNCTION void regularize(T (&f)[L::Q], CellKind kind, const BoundaryValue& bv, T profile) {
   const int a = bv.normal_axis, s = bv.normal_sign;
   // Populations parallel to the wall, and those leaving the fluid through it (known).
   T sum_parallel = 0, sum_leaving = 0;
@@ -25,7 +26,7 @@ KOKKOS_INLINE_FUNCTION void regularize(T (&f)[L::Q], CellKind kind, const Bounda
   }
   T rho, u[3] = {0, 0, 0};
   if (kind == CellKind::velocity_boundary) {
-    for (int d = 0; d < 3; ++d) u[d] = T(bv.u[d]);
+    for (int d = 0; d < 3; ++d) u[d] = T(bv.u[d]) * profile;
     rho = (sum_parallel + T(2) * sum_leaving) / (T(1) - u[a] * T(s));
   } else {
     rho = T(bv.rho);

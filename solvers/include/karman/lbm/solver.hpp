@@ -56,6 +56,12 @@ struct HaloPlans {
 std::vector<flag_t> build_flags(const SlabPartition& part, const SolverSetup& setup,
                                 const std::vector<std::array<int, 3>>& velocities);
 
+/// The cut links of `setup`'s curved body in this rank's slab (curved_wall.hpp), with the order
+/// of interpolation each link's neighbourhood allows. Throws karman::Error for a body that
+/// moves (interpolated bounce-back is implemented for walls at rest) or a q outside (0, 1].
+std::vector<WallLink> build_wall_links(const SlabPartition& part, const SolverSetup& setup,
+                                       const std::vector<std::array<int, 3>>& velocities);
+
 /// Velocity vectors of lattice L, for host-side setup code.
 template <class L>
 std::vector<std::array<int, 3>> velocity_set() {
@@ -133,12 +139,14 @@ class Solver final : public FlowSolver {
               : default_schedule_tile(int(sizeof(storage_type)), BackendTraits<execution_space>::transaction_bytes);
       m_schedule = UpdateSchedule<MemorySpace>(host, m_part.owned(), tile, setup.schedule);
     }
+    if (setup.curved_wall.id >= 0) set_wall_links(setup);
     initialize(setup);
   }
 
   void advance(int n) override {
     for (int s = 0; s < n; ++s) {
       if constexpr (P == Pattern::ab) {
+        fill_wall_links();
         step<StepKind::ab_pull>(HaloPlans<L>::ab());
         std::swap(m_f[0], m_f[1]);
       } else if (m_steps % 2 == 0) {
@@ -157,6 +165,7 @@ class Solver final : public FlowSolver {
     MomentFields out{Kokkos::View<double*>("karman::rho", owned.size()),
                      Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", owned.size(), 3)};
     if constexpr (P == Pattern::ab) {
+      fill_wall_links();
       compute_moments<StepKind::ab_pull>(HaloPlans<L>::ab(), out);
     } else if (m_steps % 2 == 0) {
       compute_moments<StepKind::aa_odd>(HaloPlans<L>::aa_odd(), out);
@@ -167,6 +176,19 @@ class Solver final : public FlowSolver {
   }
 
   double local_mass() override { return total_density(moments()); }
+
+  std::array<double, 3> body_force() override {
+    std::array<double, 3> force{0, 0, 0};
+    if (m_links.extent(0) == 0) return force;
+    fill_wall_links();
+    for (int d = 0; d < L::D; ++d) {
+      Kokkos::parallel_reduce("karman::momentum_exchange", Kokkos::RangePolicy<execution_space>(0, m_links.extent(0)),
+                              MomentumExchange<L, Prec, field_type, MemorySpace>{m_f[0], m_links, d}, force[d]);
+    }
+    return force;
+  }
+
+  std::size_t wall_links() const override { return m_links.extent(0); }
 
   const SlabPartition& partition() const override { return m_part; }
   std::size_t population_bytes() const override {
@@ -262,7 +284,39 @@ class Solver final : public FlowSolver {
 
   template <StepKind K, class Feat>
   PopulationAccess<L, Prec, Layout, MemorySpace, K, Feat> access() const {
-    return {m_f[0], P == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_part.local()};
+    PopulationAccess<L, Prec, Layout, MemorySpace, K, Feat> a{m_f[0], P == Pattern::ab ? m_f[1] : m_f[0], m_flags,
+                                                              m_boundaries, m_part.local()};
+    a.origin[m_part.axis()] = m_part.owned_begin() - 1;
+    return a;
+  }
+
+  /// Uploads the cut links of the setup's curved body. The links are filled at the start of a
+  /// step from voxels next to x_f, which must be up to date without a halo exchange: one rank,
+  /// closed along the slab axis. AA is refused: its odd step pushes into solid slots.
+  void set_wall_links(const SolverSetup& setup) {
+    const std::string what =
+        std::string("curved walls (") + wall_interpolation_name(setup.curved_wall.interpolation) + ")";
+    if (P == Pattern::aa) throw Error("karman: " + what + " run with --pattern ab only; got --pattern aa");
+    if (m_exchanger) {
+      throw Error("karman: " + what + " run on one rank with a closed slab axis only; got " +
+                  std::to_string(m_part.ranks()) + " rank(s)" +
+                  (setup.periodic[m_part.axis()] ? " and a periodic slab axis" : ""));
+    }
+    const auto host = build_wall_links(m_part, setup, velocity_set<L>());
+    m_links = Kokkos::View<WallLink*, MemorySpace>("karman::wall_links", host.size());
+    Kokkos::deep_copy(m_links,
+                      Kokkos::View<const WallLink*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                          host.data(), host.size()));
+  }
+
+  /// Reflected populations of the cut links into the lattice the next step reads
+  /// (curved_wall.hpp); idempotent, so moments and forces may call it between steps.
+  void fill_wall_links() const {
+    if (m_links.extent(0) == 0) return;
+    const execution_space in_order;
+    Kokkos::parallel_for("karman::fill_wall_links",
+                         Kokkos::RangePolicy<execution_space>(in_order, 0, m_links.extent(0)),
+                         FillWallLinks<L, Prec, field_type, MemorySpace>{m_f[0], m_links});
   }
 
   template <StepKind K, class Feat>
@@ -357,6 +411,7 @@ class Solver final : public FlowSolver {
   std::vector<execution_space> m_spaces;
   field_type m_f[2];
   Kokkos::View<flag_t*, MemorySpace> m_flags;
+  Kokkos::View<WallLink*, MemorySpace> m_links;  ///< cut links of a curved body (curved_wall.hpp)
   UpdateSchedule<MemorySpace> m_schedule;
   std::int64_t m_steps = 0;
 };

@@ -6,6 +6,7 @@
 #include <karman/core/extents.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/collision.hpp>
+#include <karman/lbm/curved_wall.hpp>
 #include <karman/lbm/update_schedule.hpp>
 
 #if KARMAN_ENABLE_MPI
@@ -32,6 +33,16 @@ struct FlowState {
   double u[3] = {0, 0, 0};
 };
 
+/// A body whose surface cuts lattice links off the half-way points (curved_wall.hpp): its
+/// solid voxels carry boundary id `id`, and `fraction` tells where its surface crosses a link.
+struct CurvedWall {
+  int id = -1;  ///< boundary id of the body's solid voxels; -1: no curved body
+  WallInterpolation interpolation = WallInterpolation::linear;
+  /// q in (0, 1]: the fraction of the link from fluid voxel (x, y, z) to its neighbour
+  /// (x + cx, y + cy, z + cz), a solid voxel of the body, at which the surface lies.
+  std::function<double(int x, int y, int z, int cx, int cy, int cz)> fraction;
+};
+
 /// The compile-time variant, named at run time (checked against the accepted names).
 struct Variant {
   std::string lattice = "d2q9";      ///< d2q9 | d3q19 | d3q27
@@ -54,6 +65,7 @@ struct SolverSetup {
   /// Voxel kinds; empty means all fluid (then no flag field is stored or read).
   std::function<CellSpec(int x, int y, int z)> geometry;
   BoundaryTable boundaries{};                             ///< wall velocities, inlet/outlet values
+  CurvedWall curved_wall;                                 ///< a body with interpolated bounce-back
   std::function<FlowState(int x, int y, int z)> initial;  ///< empty: rest at rho = 1
   RelaxationParams relaxation{};
   int rank = 0;                         ///< this rank's slab

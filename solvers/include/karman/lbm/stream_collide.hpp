@@ -66,7 +66,16 @@ struct PopulationAccess {
   field_type dst;  ///< written lattice (the same as src for AA)
   Kokkos::View<const flag_t*, MemorySpace> flags;
   BoundaryTable boundaries;
-  Extents local;  ///< the rank's box, halo planes included
+  Extents local;       ///< the rank's box, halo planes included
+  int origin[3] = {};  ///< global coordinates of local voxel 0 (inflow profiles)
+
+  /// Global coordinate of local voxel v along `axis`.
+  KOKKOS_INLINE_FUNCTION int coordinate(index_t v, int axis) const {
+    const index_t c = axis == 0   ? v % local.nx
+                      : axis == 1 ? v / local.nx % local.ny
+                                  : v / (index_t(local.nx) * local.ny);
+    return int(c) + origin[axis];
+  }
 
   /// Population in slot q of voxel v of the read lattice.
   KOKKOS_INLINE_FUNCTION T get(index_t v, int q) const { return decode_population<L, P>(src(v, q), q); }
@@ -104,8 +113,10 @@ struct PopulationAccess {
     }
     if constexpr (Feat::flags) {
       const CellKind kind = flags::kind(fl);
-      if (kind == CellKind::velocity_boundary || kind == CellKind::pressure_boundary)
-        regularize<L>(f, kind, boundaries[flags::id(fl)]);
+      if (kind == CellKind::velocity_boundary || kind == CellKind::pressure_boundary) {
+        const BoundaryValue& b = boundaries[flags::id(fl)];
+        regularize<L>(f, kind, b, T(b.profile_axis < 0 ? 1.0 : b.profile(coordinate(v, b.profile_axis))));
+      }
     }
   }
 

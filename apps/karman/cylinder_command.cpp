@@ -1,0 +1,313 @@
+// `karman cylinder`: the Schäfer-Turek (1996) cylinder benchmarks 2D-1 and 2D-2. The run records
+// the force on the cylinder (momentum exchange) every few steps, and the outputs turn it into
+// the benchmark's coefficients: drag and lift, the pressure difference across the cylinder, the
+// recirculation length (2D-1), the Strouhal number and the force maxima (2D-2).
+#include "case_commands.hpp"
+#include "case_runner.hpp"
+
+#include <karman/core/error.hpp>
+#include <karman/io/csv.hpp>
+#include <karman/lbm/cases/cylinder.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <optional>
+
+namespace karman::app {
+namespace {
+
+using lbm::cases::CylinderCase;
+using lbm::cases::CylinderLattice;
+using lbm::cases::CylinderParams;
+
+/// The force history: one row per sample.
+struct ForceHistory {
+  std::vector<double> step, time, drag, lift;
+};
+
+/// Options of the command beyond the solver's.
+struct CylinderOptions {
+  std::string benchmark = "2d-1";
+  std::string wall = "bouzidi-linear";
+  double velocity = 0;     ///< lattice U_max; 0: the case's default
+  double end_time = 0;     ///< benchmark time to run (2D-2); 0: the case's default
+  double sample_time = 0;  ///< benchmark time between force samples; 0: the case's default
+};
+
+/// Default lattice U_max: 2D-1 keeps the Mach number low (compressibility errors in c_D ~ Ma^2);
+/// 2D-2 needs a larger one so that tau stays clear of 1/2 at Re 100.
+double default_velocity(CylinderCase c) { return c == CylinderCase::steady_2d1 ? 0.05 : 0.1; }
+
+/// Benchmark time 2D-2 runs by default: shedding sets in from the geometry's asymmetry within a
+/// few time units, and the last quarter of the run (about 12 periods) is analysed.
+constexpr double default_periodic_end_time = 16.0;
+
+/// Benchmark time 2D-1 runs by default. The wake settles within about 15 time units; what is
+/// left are acoustic waves between the regularized inlet and outlet, which reflect both and
+/// which viscosity damps only over ~L^2 / nu. Their period, 2 L / c_s in lattice units (1.3 time
+/// units at U_max = 0.05), is short against the last quarter of the run, over which the forces
+/// are averaged.
+constexpr double default_steady_end_time = 20.0;
+
+/// Mean of v[from, to).
+double mean(const std::vector<double>& v, std::size_t from, std::size_t to) {
+  double sum = 0;
+  for (std::size_t k = from; k < to; ++k) sum += v[k];
+  return to > from ? sum / double(to - from) : NAN;
+}
+
+/// Weights of the two rows straddling the centre line y = cy.
+struct RowPair {
+  int j0;
+  double w0, w1;
+};
+RowPair centre_rows(const CylinderLattice& l) {
+  const int j0 = int(std::floor(l.centre[1]));
+  const double w1 = l.centre[1] - j0;
+  return {j0, 1.0 - w1, w1};
+}
+
+/// Quadratic extrapolation to voxel coordinate x of field `f` along row j, from the first three
+/// fluid voxels met walking from x in direction `dir` (density 0 marks solid voxels).
+double extrapolate_row(const GlobalFields& g, const std::vector<double>& f, int j, double x, int dir) {
+  int k = dir > 0 ? int(std::ceil(x)) : int(std::floor(x));
+  while (k > 0 && k < g.extents.nx - 1 && g.rho[g.at(k, j, 0)] == 0.0) k += dir;
+  const double x0 = k, x1 = k + dir, x2 = k + 2 * dir;
+  const double f0 = f[g.at(k, j, 0)], f1 = f[g.at(k + dir, j, 0)], f2 = f[g.at(k + 2 * dir, j, 0)];
+  return f0 * (x - x1) * (x - x2) / ((x0 - x1) * (x0 - x2)) + f1 * (x - x0) * (x - x2) / ((x1 - x0) * (x1 - x2)) +
+         f2 * (x - x0) * (x - x1) / ((x2 - x0) * (x2 - x1));
+}
+
+/// Density on the centre line at voxel coordinate x, extrapolated from the fluid side `dir`.
+double surface_density(const GlobalFields& g, const CylinderLattice& l, double x, int dir) {
+  const RowPair r = centre_rows(l);
+  return r.w0 * extrapolate_row(g, g.rho, r.j0, x, dir) + r.w1 * extrapolate_row(g, g.rho, r.j0 + 1, x, dir);
+}
+
+/// Recirculation length in voxels: from the back of the cylinder to where u_x on the centre line
+/// turns positive again (linear interpolation between voxels); empty when there is no wake
+/// bubble.
+std::optional<double> recirculation_voxels(const GlobalFields& g, const CylinderLattice& l) {
+  const RowPair r = centre_rows(l);
+  const double back = l.centre[0] + l.radius;
+  auto ux = [&](int x) { return r.w0 * g.ux[g.at(x, r.j0, 0)] + r.w1 * g.ux[g.at(x, r.j0 + 1, 0)]; };
+  auto fluid = [&](int x) { return g.rho[g.at(x, r.j0, 0)] > 0.0 && g.rho[g.at(x, r.j0 + 1, 0)] > 0.0; };
+  int x = int(std::ceil(back));
+  while (x < g.extents.nx - 1 && !fluid(x)) ++x;
+  if (ux(x) > 0) return std::nullopt;
+  for (; x + 1 < g.extents.nx; ++x) {
+    if (ux(x + 1) > 0) return x + ux(x) / (ux(x) - ux(x + 1)) - back;
+  }
+  return std::nullopt;
+}
+
+/// Local maxima of y(t) refined by the parabola through each maximum and its neighbours.
+std::vector<std::pair<double, double>> maxima(const std::vector<double>& t, const std::vector<double>& y,
+                                              std::size_t from) {
+  std::vector<std::pair<double, double>> out;
+  for (std::size_t k = std::max<std::size_t>(from, 1); k + 1 < y.size(); ++k) {
+    if (!(y[k] > y[k - 1] && y[k] >= y[k + 1])) continue;
+    const double a = y[k - 1], b = y[k], c = y[k + 1], h = t[k + 1] - t[k];
+    const double den = a - 2 * b + c;
+    const double s = den != 0 ? 0.5 * (a - c) / den : 0.0;
+    out.push_back({t[k] + s * h, b - 0.25 * (a - c) * s});
+  }
+  return out;
+}
+
+/// Writes a gnuplot script for c_D and c_L against time and runs it; a missing gnuplot is a
+/// note, not a failure (forces.csv holds the same history). The y ranges leave out the first
+/// tenth of the `samples`, the start-up transient, which would flatten the rest.
+void plot_forces(const std::filesystem::path& dir, const std::string& title, std::size_t samples) {
+  const auto script = dir / "forces.gp";
+  {
+    std::ofstream gp(script);
+    gp << "set terminal pngcairo size 1000,700 noenhanced\n"
+       << "set output '" << (dir / "forces.png").string() << "'\n"
+       << "set datafile separator ','\n"
+       << "set multiplot layout 2,1 title '" << title << "'\n"
+       << "set xlabel 'time'\nset grid\n";
+    const std::string csv = "'" + (dir / "forces.csv").string() + "'";
+    const char* names[2] = {"c_D", "c_L"};
+    for (int column = 3; column <= 4; ++column) {
+      const std::string name = names[column - 3];
+      gp << "set ylabel '" << name << "'\nset autoscale y\n";
+      if (samples >= 20) {
+        gp << "stats " << csv << " skip 1 every ::" << samples / 10 << " using " << column << " nooutput name 'S'\n"
+           << "set yrange [S_min - 0.05 * (S_max - S_min) - 1e-12 : S_max + 0.05 * (S_max - S_min) + 1e-12]\n";
+      }
+      gp << "plot " << csv << " skip 1 using 2:" << column << " with lines notitle\n";
+    }
+    gp << "unset multiplot\n";
+  }
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    std::printf(
+        "  note: gnuplot not found, forces.png not drawn (install gnuplot-nox, e.g. by "
+        "cmake/bootstrap/install-debian-deps.sh; then run gnuplot %s)\n",
+        script.c_str());
+    return;
+  }
+  const std::string command = "gnuplot '" + script.string() + "' >/dev/null 2>&1";
+  if (std::system(command.c_str()) != 0) {
+    std::printf("  note: gnuplot failed on %s; forces.png not drawn (forces.csv holds the history)\n", script.c_str());
+  }
+}
+
+/// Cylinder outputs: the force history (CSV and plot) and the benchmark's figures.
+void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const GlobalFields& g,
+                     const std::filesystem::path& dir, nlohmann::json& summary) {
+  const CylinderLattice l = lbm::cases::cylinder_lattice(p);
+  const auto bench = lbm::cases::cylinder_benchmark(p.benchmark);
+  io::write_csv(dir / "forces.csv", {"step", "time", "c_D", "c_L"}, {h.step, h.time, h.drag, h.lift});
+  // p = rho cs^2, scaled to the benchmark's units by (rho U_mean^2)_benchmark / (rho U_mean^2)_lattice.
+  const double pressure_scale = bench.mean_velocity * bench.mean_velocity / (l.mean_velocity * l.mean_velocity);
+  const double front = surface_density(g, l, l.centre[0] - l.radius, -1);
+  const double back = surface_density(g, l, l.centre[0] + l.radius, +1);
+  const double dp = (front - back) / 3.0 * pressure_scale;
+  nlohmann::json& c = summary["cylinder"];
+  c = {{"case", p.benchmark == CylinderCase::steady_2d1 ? "2d-1" : "2d-2"},
+       {"wall", lbm::wall_interpolation_name(p.wall)},
+       {"diameter_voxels", p.diameter},
+       {"dx", l.dx},
+       {"dt", l.dt},
+       {"mean_velocity_lattice", l.mean_velocity},
+       {"reynolds", bench.reynolds},
+       {"force_samples", h.time.size()}};
+  summary["c_D"] = h.drag.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.drag.back());
+  summary["c_L"] = h.lift.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.lift.back());
+  summary["dp"] = dp;
+  const std::size_t n = h.time.size(), last_quarter = n - n / 4, last_eighth = n - n / 8;
+  std::printf("  cylinder %s, D = %d, %s: ", c["case"].get<std::string>().c_str(), p.diameter,
+              lbm::wall_interpolation_name(p.wall));
+  if (p.benchmark == CylinderCase::steady_2d1) {
+    const auto la = recirculation_voxels(g, l);
+    summary["L_a"] = la ? nlohmann::json(*la * l.dx) : nlohmann::json(nullptr);
+    if (n >= 8) {
+      // Steady forces: means over the last quarter, through the acoustic waves; their drift
+      // between its halves says whether the wake had settled.
+      const double cd = mean(h.drag, last_quarter, n), cl = mean(h.lift, last_quarter, n);
+      const double drift = std::fabs(mean(h.drag, last_quarter, last_eighth) - mean(h.drag, last_eighth, n)) / cd;
+      summary["c_D"] = cd;
+      summary["c_L"] = cl;
+      c["averaged_from_time"] = h.time[last_quarter];
+      c["c_D_drift"] = drift;
+      if (drift > 1e-3)
+        std::printf("  note: c_D drifts by %.2g between the last eighths: not steady yet (--time)\n", drift);
+    }
+    std::printf("c_D %.5f, c_L %.5f, dp %.5f, L_a %s\n",
+                summary["c_D"].is_number() ? summary["c_D"].get<double>() : NAN,
+                summary["c_L"].is_number() ? summary["c_L"].get<double>() : NAN, dp,
+                la ? std::to_string(*la * l.dx).c_str() : "none");
+  } else {
+    // The last quarter of the history: the periodic regime, several shedding periods.
+    const auto lift_peaks = maxima(h.time, h.lift, last_quarter);
+    const auto drag_peaks = maxima(h.time, h.drag, last_quarter);
+    if (lift_peaks.size() >= 2 && !drag_peaks.empty()) {
+      const double period = (lift_peaks.back().first - lift_peaks.front().first) / double(lift_peaks.size() - 1);
+      double cl_max = -1e300, cd_max = -1e300;
+      for (const auto& m : lift_peaks) cl_max = std::max(cl_max, m.second);
+      for (const auto& m : drag_peaks) cd_max = std::max(cd_max, m.second);
+      const double st = lbm::cases::cylinder_diameter / (period * bench.mean_velocity);
+      summary["c_D_max"] = cd_max;
+      summary["c_L_max"] = cl_max;
+      summary["St"] = st;
+      c["periods_analysed"] = lift_peaks.size() - 1;
+      std::printf("c_D,max %.4f, c_L,max %.4f, St %.4f (%zu periods), dp %.4f at the end\n", cd_max, cl_max, st,
+                  lift_peaks.size() - 1, dp);
+    } else {
+      summary["c_D_max"] = summary["c_L_max"] = summary["St"] = nullptr;
+      std::printf("no periodic shedding in the last quarter of the run (run longer: --time)\n");
+    }
+  }
+  plot_forces(dir,
+              "karman cylinder " + c["case"].get<std::string>() + ", D = " + std::to_string(p.diameter) + ", " +
+                  lbm::wall_interpolation_name(p.wall),
+              n);
+}
+
+}  // namespace
+
+void add_cylinder_command(CLI::App& app, const Parallel& parallel, int& exit_code) {
+  auto opts = std::make_shared<RunOptions>();
+  auto p = std::make_shared<CylinderParams>();
+  auto o = std::make_shared<CylinderOptions>();
+  auto* cmd = app.add_subcommand(
+      "cylinder", "Flow around a cylinder (Schäfer & Turek 1996, 2D-1 and 2D-2): drag, lift, dp, L_a, St");
+  cmd->add_option("--case", o->benchmark, "2d-1 (Re 20, steady) or 2d-2 (Re 100, periodic)")
+      ->check(CLI::IsMember({"2d-1", "2d-2"}))
+      ->capture_default_str();
+  cmd->add_option("--diameter", p->diameter, "Voxels across the cylinder D (the channel is 22 D x 4.1 D)")
+      ->check(CLI::Range(4, 1024))
+      ->capture_default_str();
+  cmd->add_option("--wall", o->wall,
+                  "Cylinder surface: bounce-back (half-way), bouzidi-linear or bouzidi-quadratic (Bouzidi et al. "
+                  "2001, from the exact circle)")
+      ->check(CLI::IsMember({"bounce-back", "bouzidi-linear", "bouzidi-quadratic"}))
+      ->capture_default_str();
+  cmd->add_option("--velocity", o->velocity,
+                  "Inflow maximum U_max in lattice units (default 0.05 for 2d-1, 0.1 for 2d-2; tau follows from D "
+                  "and Re)")
+      ->check(positive_finite());
+  cmd->add_option("--time", o->end_time,
+                  "Benchmark time to run (default: 2d-1 " + std::to_string(int(default_steady_end_time)) +
+                      ", steady, forces averaged over the last quarter; 2d-2 " +
+                      std::to_string(int(default_periodic_end_time)) + ", the last quarter analysed)")
+      ->check(positive_finite());
+  cmd->add_option("--sample-time", o->sample_time,
+                  "Benchmark time between force samples in forces.csv (default 0.02 for 2d-1; 0.005 for 2d-2, about "
+                  "70 a shedding period)")
+      ->check(positive_finite());
+  add_run_options(*cmd, *opts);
+  cmd->callback([=, &parallel, &exit_code] {
+    if (cmd->count("--lattice") == 0) opts->variant.lattice = "d2q9";
+    // TRT with Lambda = 3/16 keeps the wall where the boundary scheme puts it at any tau
+    // (Ginzburg, Verhaeghe & d'Humières 2008); BGK moves it with the viscosity.
+    if (cmd->count("--collision") == 0) opts->variant.collision = "trt";
+    p->benchmark = o->benchmark == "2d-1" ? CylinderCase::steady_2d1 : CylinderCase::periodic_2d2;
+    p->wall = o->wall == "bounce-back"      ? lbm::WallInterpolation::bounce_back
+              : o->wall == "bouzidi-linear" ? lbm::WallInterpolation::linear
+                                            : lbm::WallInterpolation::quadratic;
+    p->max_velocity = o->velocity > 0 ? o->velocity : default_velocity(p->benchmark);
+    const CylinderLattice l = lbm::cases::cylinder_lattice(*p);
+    if (opts->steps == 0 && opts->until_steady == 0) {
+      const double t = o->end_time > 0                            ? o->end_time
+                       : p->benchmark == CylinderCase::steady_2d1 ? default_steady_end_time
+                                                                  : default_periodic_end_time;
+      opts->steps = std::max(1L, std::lround(t / l.dt));
+    }
+    CaseDefinition def;
+    def.name = "cylinder";
+    def.setup = collectively(parallel, [&] { return lbm::cases::cylinder_setup(*p, opts->variant); });
+    def.spacing = l.dx;
+    // Column i is centred on x = i dx, row j on y = (j - 1/2) dx.
+    def.origin[0] = -0.5 * l.dx;
+    def.origin[1] = -l.dx;
+    const double sample_time = o->sample_time > 0                         ? o->sample_time
+                               : p->benchmark == CylinderCase::steady_2d1 ? 0.02
+                                                                          : 0.005;
+    def.parameters = {{"case", o->benchmark},        {"diameter", p->diameter}, {"wall", o->wall},
+                      {"velocity", p->max_velocity}, {"time", o->end_time},     {"sample_time", sample_time}};
+    const auto history = std::make_shared<ForceHistory>();
+    def.observe_every = std::max(1L, std::lround(sample_time / l.dt));
+    const double coefficient = 2.0 / (l.mean_velocity * l.mean_velocity * p->diameter);
+    const double dt = l.dt;
+    def.observe = [history, coefficient, dt, &parallel](lbm::FlowSolver& solver) {
+      const auto f = solver.body_force();
+      history->step.push_back(double(solver.steps()));
+      history->time.push_back(double(solver.steps()) * dt);
+      history->drag.push_back(coefficient * parallel.sum(f[0]));
+      history->lift.push_back(coefficient * parallel.sum(f[1]));
+    };
+    const auto params = *p;
+    def.finish = [params, history](const GlobalFields& g, const std::filesystem::path& dir, nlohmann::json& s) {
+      finish_cylinder(params, *history, g, dir, s);
+    };
+    exit_code = run_case(parallel, *opts, def);
+  });
+}
+
+}  // namespace karman::app

@@ -1,0 +1,66 @@
+#pragma once
+/// \file cylinder.hpp
+/// Flow around a cylinder in a channel, the DFG benchmark of Schäfer & Turek (1996): cases 2D-1
+/// (Re 20, steady) and 2D-2 (Re 100, periodic). Channel H = 0.41 by L = 2.2, cylinder of
+/// diameter 0.1 centred at (0.2, 0.2), parabolic inflow of maximum U_max (mean 2/3 U_max),
+/// nu = 0.001, outlet at fixed pressure, no-slip top and bottom; scaled so that D voxels span the
+/// diameter.
+///
+/// Lattice: voxel column i sits at x = i dx (dx = 0.1 / D) with the regularized velocity inlet
+/// at i = 0 and the regularized pressure outlet at i = 22 D. Rows j = 1 .. round(4.1 D) are
+/// fluid, at y = (j - 1/2) dx, between half-way bounce-back walls in rows 0 and ny - 1. The
+/// cylinder is a curved wall (curved_wall.hpp): its voxels inside the circle are solid and its
+/// surface cuts their links at the analytic fractions.
+
+#include <karman/lbm/curved_wall.hpp>
+#include <karman/lbm/solver_setup.hpp>
+
+namespace karman::lbm::cases {
+
+/// Which benchmark case.
+enum class CylinderCase {
+  steady_2d1,    ///< 2D-1: U_max = 0.3, Re = 20, steady
+  periodic_2d2,  ///< 2D-2: U_max = 1.5, Re = 100, periodic vortex shedding
+};
+
+/// Parameters of a cylinder run.
+struct CylinderParams {
+  CylinderCase benchmark = CylinderCase::steady_2d1;
+  int diameter = 20;                                   ///< D: voxels across the cylinder
+  double max_velocity = 0.05;                          ///< U_max of the inflow in lattice units
+  WallInterpolation wall = WallInterpolation::linear;  ///< treatment of the cylinder surface
+  double centre_y = 0.2;  ///< cylinder centre height (benchmark units; 0.2, slightly below the middle)
+};
+
+/// Benchmark numbers of a case (Schäfer & Turek 1996 §2; refdata/schaefer_turek_2d.csv).
+struct CylinderBenchmark {
+  double max_velocity;   ///< U_max of the inflow
+  double mean_velocity;  ///< U_mean = 2/3 U_max
+  double reynolds;       ///< U_mean D / nu
+};
+inline constexpr double cylinder_channel_length = 2.2, cylinder_channel_height = 0.41, cylinder_diameter = 0.1,
+                        cylinder_centre_x = 0.2, cylinder_viscosity = 0.001;
+
+/// U_max, U_mean and Re of a case.
+CylinderBenchmark cylinder_benchmark(CylinderCase c);
+
+/// The lattice a set of parameters gives.
+struct CylinderLattice {
+  int nx = 0, ny = 0;         ///< box, inlet/outlet columns and wall rows included
+  double dx = 0;              ///< benchmark length of a voxel
+  double dt = 0;              ///< benchmark time of a step
+  double mean_velocity = 0;   ///< U_mean in lattice units
+  double viscosity = 0;       ///< nu in lattice units
+  double centre[2] = {0, 0};  ///< cylinder centre in voxel coordinates
+  double radius = 0;          ///< D / 2 in voxels
+  int fluid_rows = 0;         ///< rows between the walls
+};
+
+/// Lattice of a parameter set (no checks).
+CylinderLattice cylinder_lattice(const CylinderParams& p);
+
+/// Checks the parameters (diameter, tau > 1/2, Mach < 0.3) and builds the setup; throws
+/// karman::Error naming the value and the accepted range.
+SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant);
+
+}  // namespace karman::lbm::cases

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""`karman cylinder` as a user drives it: help, a short 2D-1 run of each wall treatment at a small
+diameter with every promised output (summary numbers, force history, fields, plot or a note why
+not), and bad input refused with a message naming the value and what is accepted."""
+import csv
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+KARMAN = sys.argv[1]
+failures = []
+
+
+def run(args, expect_ok=True, must_contain=()):
+    proc = subprocess.run([KARMAN] + args, capture_output=True, text=True, timeout=300)
+    text = proc.stdout + proc.stderr
+    ok = (proc.returncode == 0) == expect_ok and all(s in text for s in must_contain)
+    print(f"{'ok  ' if ok else 'FAIL'} exit {proc.returncode}: karman {' '.join(args)}")
+    if not ok:
+        print(text)
+        failures.append(" ".join(args))
+    return proc
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    run(["cylinder", "--help"], must_contain=["--case", "--diameter", "--wall", "bouzidi-quadratic", "--velocity",
+                                              "--time", "--pattern", "--output", "--overwrite"])
+    for wall in ("bounce-back", "bouzidi-linear", "bouzidi-quadratic"):
+        out = os.path.join(tmp, wall)
+        proc = run(["cylinder", "--diameter", "8", "--wall", wall, "--steps", "400", "--sample-time", "0.05",
+                    "--output", out], must_contain=["c_D"])
+        if proc.returncode != 0:
+            continue
+        s = json.load(open(os.path.join(out, "summary.json")))
+        for key in ("c_D", "c_L", "dp"):
+            if not isinstance(s.get(key), (int, float)) or not math.isfinite(s[key]):
+                failures.append(f"{wall}: summary.json {key} = {s.get(key)!r}")
+        if "L_a" not in s:
+            failures.append(f"{wall}: summary.json lacks L_a")
+        if s.get("cylinder", {}).get("wall") != wall:
+            failures.append(f"{wall}: summary.json cylinder.wall = {s.get('cylinder', {}).get('wall')!r}")
+        rows = list(csv.reader(open(os.path.join(out, "forces.csv"))))
+        if rows[0] != ["step", "time", "c_D", "c_L"] or len(rows) < 3:
+            failures.append(f"{wall}: forces.csv header {rows[0]} with {len(rows) - 1} rows")
+        else:
+            # 2D-1 reports the mean over the last quarter of the history.
+            samples = len(rows) - 1
+            last = [float(r[2]) for r in rows[1 + samples - samples // 4:]]
+            if not min(last) <= s["c_D"] <= max(last):
+                failures.append(f"{wall}: c_D {s['c_D']} outside the last quarter of forces.csv [{min(last)}, {max(last)}]")
+        for name in ("fields.xdmf", "forces.gp"):
+            if not os.path.exists(os.path.join(out, name)):
+                failures.append(f"{wall}: {name} missing")
+        if shutil.which("gnuplot") and not os.path.exists(os.path.join(out, "forces.png")):
+            failures.append(f"{wall}: gnuplot is installed but forces.png is missing")
+    # Without gnuplot on the PATH the run still succeeds and says why there is no plot.
+    out = os.path.join(tmp, "noplot")
+    # A PATH with every program of this one but gnuplot (MPI's singleton start needs its daemon).
+    bin_dir = os.path.join(tmp, "bin")
+    os.mkdir(bin_dir)
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        if not os.path.isdir(d):
+            continue
+        for name in os.listdir(d):
+            target = os.path.join(d, name)
+            if not name.startswith("gnuplot") and not os.path.lexists(os.path.join(bin_dir, name)):
+                os.symlink(target, os.path.join(bin_dir, name))
+    env = dict(os.environ, PATH=bin_dir)
+    proc = subprocess.run([KARMAN, "cylinder", "--diameter", "8", "--steps", "40", "--output", out], env=env,
+                          capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0 or "gnuplot not found" not in proc.stdout:
+        failures.append(f"without gnuplot: exit {proc.returncode}, output {proc.stdout + proc.stderr}")
+
+    bad = os.path.join(tmp, "bad")
+    run(["cylinder", "--diameter", "2", "--steps", "5", "--output", bad], False, ["--diameter", "2", "4"])
+    run(["cylinder", "--case", "3d-1", "--steps", "5", "--output", bad], False, ["3d-1", "2d-1", "2d-2"])
+    run(["cylinder", "--wall", "slip", "--steps", "5", "--output", bad], False, ["slip", "bouzidi-linear"])
+    run(["cylinder", "--velocity", "0.2", "--steps", "5", "--output", bad], False, ["Mach", "0.3"])
+    run(["cylinder", "--diameter", "8", "--pattern", "aa", "--steps", "4", "--output", bad], False,
+        ["--pattern ab", "aa"])
+    if os.path.exists(os.path.join(bad, "summary.json")):
+        failures.append("a refused run wrote summary.json")
+
+if failures:
+    print(f"{len(failures)} failure(s):")
+    for f in failures:
+        print("  " + f)
+    sys.exit(1)

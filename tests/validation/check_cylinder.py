@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Compares a `karman cylinder` output directory with Schäfer & Turek (1996).
+
+Reads summary.json and the case's rows of refdata/schaefer_turek_2d.csv. Each quantity must lie
+within the published [lower, upper] interval widened by --slack (a fraction of the interval's
+centre) for resolutions coarser than the benchmark's own: the slack is the grid's known error,
+stated by the test that calls this script, never a fit to the result. Prints a table; exits
+non-zero when a quantity is off or missing.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def bounds(case):
+    with open(os.path.join(HERE, "refdata", "schaefer_turek_2d.csv")) as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    return {r["quantity"]: (float(r["lower"]), float(r["upper"])) for r in rows if r["case"] == case}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("output", help="karman cylinder output directory")
+    parser.add_argument("--case", required=True, choices=["2D-1", "2D-2"])
+    parser.add_argument("--quantity", action="append", required=True,
+                        help="summary.json key and its refdata quantity, e.g. c_D or c_D_max (repeatable)")
+    parser.add_argument("--slack", type=float, default=0.0,
+                        help="widen each interval by this fraction of its centre on both sides")
+    args = parser.parse_args()
+    summary = json.load(open(os.path.join(args.output, "summary.json")))
+    ref = bounds(args.case)
+    failed = False
+    print(f"{'quantity':10} {'value':>10} {'lower':>10} {'upper':>10}  (slack {args.slack:.3%})")
+    for q in args.quantity:
+        lo, hi = ref[q]
+        centre = 0.5 * (lo + hi)
+        lo, hi = lo - args.slack * abs(centre), hi + args.slack * abs(centre)
+        value = summary.get(q)
+        ok = isinstance(value, (int, float)) and math.isfinite(value) and lo <= value <= hi
+        failed |= not ok
+        print(f"{q:10} {value if value is not None else 'missing':>10} {lo:10.5f} {hi:10.5f}  {'ok' if ok else 'OFF'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
