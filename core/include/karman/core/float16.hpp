@@ -40,14 +40,6 @@ KOKKOS_INLINE_FUNCTION float bits_float(std::uint32_t b) {
   return x;
 }
 
-/// Rounds the magnitude `bits >> shift` to nearest, ties to even, on the dropped `shift` bits.
-KOKKOS_INLINE_FUNCTION std::uint32_t round_shift_even(std::uint32_t bits, int shift) {
-  const std::uint32_t kept = bits >> shift;
-  const std::uint32_t dropped = bits & ((std::uint32_t(1) << shift) - 1);
-  const std::uint32_t half = std::uint32_t(1) << (shift - 1);
-  return kept + (dropped > half || (dropped == half && (kept & 1u)));
-}
-
 }  // namespace detail
 
 /// Constants of a 16-bit format.
@@ -66,24 +58,35 @@ struct Float16Traits {
 };
 
 /// The FP32 value of 16-bit word `h` of format F; exact (every 16-bit value is a float).
+/// Branch-free, so a GPU warp decoding mixed normal and subnormal words does not diverge: the
+/// word's exponent and mantissa fields are moved into a float's fields, which reads them as
+/// 2^(e - 127) (1 + m / 2^M) (or, for e = 0, as the float subnormal m 2^(-126 - M)); one
+/// multiplication by 2^(127 - bias) then rebiases both cases exactly (a power of two times a
+/// float whose result stays normal is exact; input subnormals are honoured without fast-math).
 template <Float16Format F>
 KOKKOS_INLINE_FUNCTION float float16_decode(std::uint16_t h) {
   using Tr = Float16Traits<F>;
   constexpr int m_bits = Tr::mantissa_bits;
+  static_assert(Tr::bias == 15, "the rebiasing factor below is 2^(127 - 15)");
   const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
-  const std::uint32_t e = (h & 0x7FFFu) >> m_bits;
-  const std::uint32_t m = h & ((1u << m_bits) - 1);
-  if (e == 0) {
-    // Subnormal (or zero): m * 2^(1 - bias - m_bits), a normal float, so the product is exact.
-    const float scale = detail::bits_float(std::uint32_t(127 + 1 - Tr::bias - m_bits) << 23);
-    return detail::bits_float(detail::float_bits(float(m) * scale) | sign);
+  const std::uint32_t fields = std::uint32_t(h & 0x7FFFu) << (23 - m_bits);
+  const float magnitude = detail::bits_float(fields) * 0x1p112f;
+  if (Tr::has_inf_nan && fields >= (Tr::max_exponent << 23)) {
+    return detail::bits_float(sign | 0x7F800000u | (fields & 0x7FFFFFu));  // infinity, NaN with its payload
   }
-  if (Tr::has_inf_nan && e == Tr::max_exponent) return detail::bits_float(sign | 0x7F800000u | (m << (23 - m_bits)));
-  return detail::bits_float(sign | ((e + 127 - Tr::bias) << 23) | (m << (23 - m_bits)));
+  return detail::bits_float(detail::float_bits(magnitude) | sign);
 }
 
 /// The 16-bit word of format F nearest to `x` (ties to even); see the file comment for range
-/// and NaN.
+/// and NaN. Both roundings are computed and one is selected, so a warp does not diverge
+/// between normal and subnormal results (F. Giesen's "float_to_half_fast3_rtne" scheme):
+///  - normal result: rebias the exponent, then round away the extra mantissa bits with the
+///    carry trick t + (half - 1) + (lowest kept bit), ties to even; a carry out of the
+///    mantissa correctly increments the exponent, and past the largest exponent the word is
+///    infinity (binary16) or clamps to the largest finite word (custom);
+///  - subnormal result (|x| below 2^(1 - bias)): adding a float of exponent chosen so that
+///    its last mantissa bit weighs one 16-bit subnormal step lets the FPU's own round to
+///    nearest even do the shift; the sum's low bits are the word.
 template <Float16Format F>
 KOKKOS_INLINE_FUNCTION std::uint16_t float16_encode(float x) {
   using Tr = Float16Traits<F>;
@@ -92,28 +95,23 @@ KOKKOS_INLINE_FUNCTION std::uint16_t float16_encode(float x) {
   const std::uint32_t b = detail::float_bits(x);
   const std::uint32_t sign = (b >> 16) & 0x8000u;
   const std::uint32_t a = b & 0x7FFFFFFFu;
-  if (a > 0x7F800000u) {
-    if (!Tr::has_inf_nan) return std::uint16_t(Tr::max_finite);
+  if (Tr::has_inf_nan && a > 0x7F800000u) {
     const std::uint32_t payload = (a >> drop) & ((1u << m_bits) - 1);
     return std::uint16_t(sign | (Tr::max_exponent << m_bits) | (payload != 0 ? payload : 1u << (m_bits - 1)));
   }
+  // Normal: a NaN of the custom format lands above the largest word and is clamped with the
+  // overflows (it has no NaN).
+  const std::uint32_t t = a - (std::uint32_t(127 - Tr::bias) << 23);
+  const std::uint32_t rounded = (t + ((1u << (drop - 1)) - 1) + ((t >> drop) & 1u)) >> drop;
+  constexpr std::uint32_t overflow = (Tr::max_exponent + (Tr::has_inf_nan ? 0 : 1)) << m_bits;
+  const std::uint32_t normal = rounded >= overflow ? (Tr::has_inf_nan ? overflow : Tr::max_finite) : rounded;
+  // Subnormal: 2^(1 - bias - m_bits) is one subnormal step; the magic float is 2^23 steps.
+  constexpr std::uint32_t magic_bits = std::uint32_t(127 - Tr::bias - m_bits + 1 + 23) << 23;
+  const float magic = detail::bits_float(magic_bits);
+  const std::uint32_t subnormal = detail::float_bits(detail::bits_float(a) + magic) - magic_bits;
   // Smallest normal magnitude of the 16-bit format, 2^(1 - bias), as float bits.
   constexpr std::uint32_t min_normal = std::uint32_t(127 + 1 - Tr::bias) << 23;
-  if (a < min_normal) {
-    // Subnormal: round a's value / 2^(1 - bias - m_bits) to an integer. At or below half the
-    // smallest subnormal the result is zero (a tie goes to the even zero).
-    constexpr std::uint32_t half_smallest = std::uint32_t(127 - Tr::bias - m_bits) << 23;
-    if (a <= half_smallest) return std::uint16_t(sign);
-    const int e = int(a >> 23);
-    const std::uint32_t m = (a & 0x7FFFFFu) | 0x800000u;
-    return std::uint16_t(sign | detail::round_shift_even(m, 127 + 1 - Tr::bias - m_bits + 23 - e));
-  }
-  // Normal: rebias the exponent, round away the extra mantissa bits; a carry out of the
-  // mantissa correctly increments the exponent.
-  const std::uint32_t r = detail::round_shift_even(a - (std::uint32_t(127 - Tr::bias) << 23), drop);
-  constexpr std::uint32_t overflow = (Tr::max_exponent + (Tr::has_inf_nan ? 0 : 1)) << m_bits;
-  if (r >= overflow) return std::uint16_t(sign | (Tr::has_inf_nan ? overflow : Tr::max_finite));
-  return std::uint16_t(sign | r);
+  return std::uint16_t(sign | (a < min_normal ? subnormal : normal));
 }
 
 }  // namespace karman
