@@ -36,6 +36,24 @@ CellSpec cell_at(const SolverSetup& setup, const int (&g)[3], const std::array<i
   return setup.geometry ? setup.geometry(p[0], p[1], p[2]) : CellSpec{};
 }
 
+/// Local index of the solid voxel whose slot i serves population i of voxel v (global
+/// coordinates g) by a word copy (wall_slots.hpp), or -1 when that population is bounced by the
+/// boundary kernel: a wall at rest other than the curved body, reached without leaving the box
+/// or wrapping, and owned by this rank.
+index_t wall_slot(const SlabPartition& part, const SolverSetup& setup, const int (&g)[3], index_t v,
+                  const std::array<int, 3>& c, const CellSpec& source) {
+  if (source.kind != CellKind::solid || source.id == setup.curved_wall.id) return -1;
+  const BoundaryValue& wall = setup.boundaries[source.id];
+  if (wall.u[0] != 0 || wall.u[1] != 0 || wall.u[2] != 0) return -1;
+  const int n[3] = {setup.global.nx, setup.global.ny, setup.global.nz};
+  for (int a = 0; a < 3; ++a)
+    if (g[a] - c[a] < 0 || g[a] - c[a] >= n[a]) return -1;
+  const Extents& local = part.local();
+  const index_t solid = v - (c[0] + index_t(local.nx) * (c[1] + index_t(local.ny) * c[2]));
+  const VoxelRange owned = part.owned();
+  return solid >= owned.begin && solid < owned.end ? solid : -1;
+}
+
 }  // namespace
 
 std::vector<flag_t> build_flags(const SlabPartition& part, const SolverSetup& setup,
@@ -58,8 +76,10 @@ std::vector<flag_t> build_flags(const SlabPartition& part, const SolverSetup& se
         const bool enters_through_boundary = open_boundary && c[bv.normal_axis] * bv.normal_sign > 0;
         const CellSpec source = cell_at(setup, g, {-c[0], -c[1], -c[2]});
         // A curved body's populations are pulled from its solid voxels, where the cut links'
-        // kernel leaves their reflected values (curved_wall.hpp).
-        const bool from_wall = source.kind == CellKind::solid && source.id != setup.curved_wall.id;
+        // kernel leaves their reflected values (curved_wall.hpp); so are those of walls at rest
+        // that a word copy serves (wall_slots.hpp).
+        const bool from_wall = source.kind == CellKind::solid && source.id != setup.curved_wall.id &&
+                               wall_slot(part, setup, g, v, c, source) < 0;
         if (enters_through_boundary || from_wall) mask |= flag_t(1) << i;
       }
     }
@@ -124,6 +144,26 @@ std::vector<WallLink> build_wall_links(const SlabPartition& part, const SolverSe
     }
   }
   return links;
+}
+
+std::vector<WallSlot> build_wall_slots(const SlabPartition& part, const SolverSetup& setup,
+                                       const std::vector<std::array<int, 3>>& velocities) {
+  std::vector<WallSlot> slots;
+  for (index_t v = part.owned().begin; v < part.owned().end; ++v) {
+    int g[3];
+    if (!global_coordinates(part, setup.periodic, v, g)) continue;
+    if (cell_at(setup, g, {0, 0, 0}).kind == CellKind::solid) continue;
+    for (std::size_t i = 0; i < velocities.size(); ++i) {
+      const auto& c = velocities[i];
+      const CellSpec source = cell_at(setup, g, {-c[0], -c[1], -c[2]});
+      const index_t solid = wall_slot(part, setup, g, v, c, source);
+      if (solid >= 0) slots.push_back({solid, int(i)});
+    }
+  }
+  std::sort(slots.begin(), slots.end(), [](const WallSlot& a, const WallSlot& b) {
+    return a.direction != b.direction ? a.direction < b.direction : a.solid < b.solid;
+  });
+  return slots;
 }
 
 void build_initial_state(const SlabPartition& part, const SolverSetup& setup, std::vector<double>& rho,

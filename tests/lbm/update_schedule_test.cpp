@@ -11,6 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+#include <utility>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -75,8 +79,8 @@ void expect_each_voxel_once(const SolverSetup& setup, const std::string& what) {
       const index_t first = v / tile * tile;
       bool tile_bulk = true;
       for (index_t w = std::max(first, owned.begin); w < std::min(first + tile, owned.end); ++w)
-        tile_bulk = tile_bulk && is_bulk(flag_words[std::size_t(w)]);
-      if (is_owned && tile_bulk) {
+        tile_bulk = tile_bulk && bulk_or_solid(flag_words[std::size_t(w)]);
+      if (is_owned && tile_bulk && !solid) {
         ASSERT_EQ(c.bulk[k], 1) << what << ": bulk voxel " << v << " of an all-bulk tile";
       }
       bulk += c.bulk[k];
@@ -109,6 +113,51 @@ TEST(UpdateSchedule, ChannelWithOpenBoundariesAndPeriodicAxis) {
   p.drive = cases::ChannelDrive::pressure_drop;
   expect_each_voxel_once<D3Q27>(cases::channel_setup(p, Variant{"d3q27", "double", "soa", "bgk", "ab"}),
                                 "3D pressure-driven channel");
+}
+
+/// In AB, every population that a wall at rest bounces is served by exactly one wall slot
+/// (wall_slots.hpp) and its flag bit is clear, in AB and AA alike; the moving lid's are not.
+TEST(WallSlots, ServeExactlyTheClearedBitsOfWallsAtRest) {
+  cases::CavityParams p;
+  p.reynolds = 10;
+  p.dim = 3;
+  p.n = 12;
+  for (const char* pattern : {"ab", "aa"}) {
+    const SolverSetup setup = cases::cavity_setup(p, Variant{"d3q19", "double", "soa", "bgk", pattern});
+    const SlabPartition part(setup.global, 0, 1);
+    const auto c = velocity_set<D3Q19>();
+    const auto flag_words = build_flags(part, setup, c);
+    const auto slots = build_wall_slots(part, setup, c);
+    std::set<std::pair<index_t, int>> served;
+    for (const WallSlot& s : slots) {
+      const Extents& local = part.local();
+      const index_t fluid =
+          s.solid + c[s.direction][0] + local.nx * (c[s.direction][1] + index_t(local.ny) * c[s.direction][2]);
+      EXPECT_EQ(flags::kind(flag_words[std::size_t(s.solid)]), CellKind::solid) << pattern;
+      EXPECT_NE(flags::kind(flag_words[std::size_t(fluid)]), CellKind::solid) << pattern;
+      EXPECT_FALSE(flags::blocked(flag_words[std::size_t(fluid)], s.direction)) << pattern;
+      EXPECT_TRUE(served.insert({fluid, s.direction}).second) << pattern << ": a population served twice";
+    }
+    // Every population entering a fluid voxel from a solid one is either served or flagged,
+    // and flagged only when its wall moves (the lid, the plane y = n + 1 of the walled box).
+    const Extents& local = part.local();
+    std::size_t from_solid = 0;
+    for (index_t v = part.owned().begin; v < part.owned().end; ++v) {
+      const flag_t fl = flag_words[std::size_t(v)];
+      if (flags::kind(fl) == CellKind::solid) continue;
+      const int y = int(v / local.nx % local.ny);
+      for (int i = 0; i < D3Q19::Q; ++i) {
+        const index_t source = v - (c[i][0] + local.nx * (c[i][1] + index_t(local.ny) * c[i][2]));
+        if (flags::kind(flag_words[std::size_t(source)]) != CellKind::solid) continue;
+        ++from_solid;
+        const bool lid = y - c[i][1] == p.n + 1;
+        EXPECT_EQ(flags::blocked(fl, i), lid) << "voxel " << v << " population " << i;
+        EXPECT_EQ(served.count({v, i}), lid ? 0u : 1u) << "voxel " << v << " population " << i;
+      }
+    }
+    EXPECT_GT(from_solid, slots.size());
+    EXPECT_GT(slots.size(), 0u);
+  }
 }
 
 TEST(UpdateSchedule, PeriodicBoxIsAllBulkWithoutAMask) {

@@ -17,6 +17,7 @@
 #include <karman/lbm/stream_collide.hpp>
 #include <karman/lbm/update_schedule.hpp>
 #include <karman/lbm/variants.hpp>
+#include <karman/lbm/wall_slots.hpp>
 #if KARMAN_ENABLE_MPI
 #include <karman/comm/mpi_halo_exchanger.hpp>
 #endif
@@ -60,6 +61,12 @@ std::vector<flag_t> build_flags(const SlabPartition& part, const SolverSetup& se
 /// of interpolation each link's neighbourhood allows. Throws karman::Error for a body that
 /// moves (interpolated bounce-back is implemented for walls at rest) or a q outside (0, 1].
 std::vector<WallLink> build_wall_links(const SlabPartition& part, const SolverSetup& setup,
+                                       const std::vector<std::array<int, 3>>& velocities);
+
+/// The populations of this rank's owned voxels that bounce off walls at rest through a solid
+/// voxel's slot (wall_slots.hpp), sorted by direction, then voxel; exactly those whose bit
+/// build_flags leaves clear for that reason.
+std::vector<WallSlot> build_wall_slots(const SlabPartition& part, const SolverSetup& setup,
                                        const std::vector<std::array<int, 3>>& velocities);
 
 /// Velocity vectors of lattice L, for host-side setup code.
@@ -138,6 +145,11 @@ class Solver final : public FlowSolver {
               ? setup.schedule_tile
               : default_schedule_tile(int(sizeof(storage_type)), BackendTraits<execution_space>::transaction_bytes);
       m_schedule = UpdateSchedule<MemorySpace>(host, m_part.owned(), tile, setup.schedule);
+      const auto slots = build_wall_slots(m_part, setup, velocity_set<L>());
+      m_wall_slots = Kokkos::View<WallSlot*, MemorySpace>("karman::wall_slots", slots.size());
+      Kokkos::deep_copy(m_wall_slots,
+                        Kokkos::View<const WallSlot*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                            slots.data(), slots.size()));
     }
     if (setup.curved_wall.id >= 0) set_wall_links(setup);
     initialize(setup);
@@ -150,8 +162,10 @@ class Solver final : public FlowSolver {
         step<StepKind::ab_pull>(HaloPlans<L>::ab());
         std::swap(m_f[0], m_f[1]);
       } else if (m_steps % 2 == 0) {
+        fill_wall_slots<StepKind::aa_odd>();
         step<StepKind::aa_odd>(HaloPlans<L>::aa_odd());
       } else {
+        fill_wall_slots<StepKind::aa_even>();
         step<StepKind::aa_even>(HaloPlans<L>::aa_even());
       }
       ++m_steps;
@@ -168,8 +182,10 @@ class Solver final : public FlowSolver {
       fill_wall_links();
       compute_moments<StepKind::ab_pull>(HaloPlans<L>::ab(), out);
     } else if (m_steps % 2 == 0) {
+      fill_wall_slots<StepKind::aa_odd>();
       compute_moments<StepKind::aa_odd>(HaloPlans<L>::aa_odd(), out);
     } else {
+      fill_wall_slots<StepKind::aa_even>();
       compute_moments<StepKind::aa_even>(HaloPlans<L>::aa_even(), out);
     }
     return out;
@@ -309,14 +325,35 @@ class Solver final : public FlowSolver {
                           host.data(), host.size()));
   }
 
-  /// Reflected populations of the cut links into the lattice the next step reads
-  /// (curved_wall.hpp); idempotent, so moments and forces may call it between steps.
+  /// Reflected populations of the cut links and bounced populations of the wall slots into the
+  /// lattice the next AB step reads (curved_wall.hpp, wall_slots.hpp); idempotent, so moments
+  /// and forces may call it between steps.
   void fill_wall_links() const {
+    fill_wall_slots<StepKind::ab_pull>();
     if (m_links.extent(0) == 0) return;
     const execution_space in_order;
     Kokkos::parallel_for("karman::fill_wall_links",
                          Kokkos::RangePolicy<execution_space>(in_order, 0, m_links.extent(0)),
                          FillWallLinks<L, Prec, field_type, MemorySpace>{m_f[0], m_links});
+    fence_before_overlapped_step(in_order);
+  }
+
+  /// Bounced populations of walls at rest where a step of kind K reads them (wall_slots.hpp);
+  /// idempotent.
+  template <StepKind K>
+  void fill_wall_slots() const {
+    if (m_wall_slots.extent(0) == 0) return;
+    const execution_space in_order;
+    Kokkos::parallel_for("karman::fill_wall_slots",
+                         Kokkos::RangePolicy<execution_space>(in_order, 0, m_wall_slots.extent(0)),
+                         FillWallSlots<L, K, field_type, MemorySpace>{m_f[0], m_wall_slots, m_part.local()});
+    fence_before_overlapped_step(in_order);
+  }
+
+  /// An overlapped step runs its kernels on other instances (step()), which nothing orders
+  /// after work on the default one.
+  void fence_before_overlapped_step(const execution_space& in_order) const {
+    if (m_exchanger && m_overlap) compat::fence(in_order, "karman::wall_slots_filled");
   }
 
   template <StepKind K, class Feat>
@@ -411,7 +448,8 @@ class Solver final : public FlowSolver {
   std::vector<execution_space> m_spaces;
   field_type m_f[2];
   Kokkos::View<flag_t*, MemorySpace> m_flags;
-  Kokkos::View<WallLink*, MemorySpace> m_links;  ///< cut links of a curved body (curved_wall.hpp)
+  Kokkos::View<WallLink*, MemorySpace> m_links;       ///< cut links of a curved body (curved_wall.hpp)
+  Kokkos::View<WallSlot*, MemorySpace> m_wall_slots;  ///< bounce-back through solid slots (wall_slots.hpp)
   UpdateSchedule<MemorySpace> m_schedule;
   std::int64_t m_steps = 0;
 };

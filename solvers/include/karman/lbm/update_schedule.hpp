@@ -10,12 +10,13 @@
 ///
 /// The classification is made per tile of consecutive voxels, as many as fill one memory
 /// transaction of a population (BackendTraits::transaction_bytes): a tile runs the bulk kernel
-/// only when all its voxels are bulk, otherwise every non-solid voxel of it runs the boundary
-/// kernel. Voxels next to a wall across x sit alone in their row, and a kernel over them alone
-/// would read and write a whole transaction for every 4-byte population; in whole tiles the
-/// boundary kernel's accesses stay as coalesced as the bulk kernel's.
-/// Every voxel of a slot is read and written by one voxel within a step (stream_collide.hpp),
-/// so the two kernels may run in either order: the split is a schedule, not new physics.
+/// only when all its non-solid voxels are bulk, otherwise every non-solid voxel of it runs the
+/// boundary kernel; solid voxels run neither. Since walls at rest bounce through their solid
+/// voxels' slots in AB (wall_slots.hpp), the voxels next to them are bulk there. Voxels next to a wall across x sit
+/// alone in their row, and a kernel over them alone would read and write a whole transaction for every 4-byte
+/// population; in whole tiles the boundary kernel's accesses stay as coalesced as the bulk kernel's. Every voxel of a
+/// slot is read and written by one voxel within a step (stream_collide.hpp), so the two kernels may run in either
+/// order: the split is a schedule, not new physics.
 
 #include <karman/core/error.hpp>
 #include <karman/core/for_each.hpp>
@@ -39,6 +40,9 @@ enum class Schedule {
 /// non-fluid source.
 constexpr bool is_bulk(flag_t fl) { return flags::kind(fl) == CellKind::fluid && flags::mask(fl) == 0; }
 
+/// True when a voxel lets its tile run the bulk kernel: bulk, or solid (skipped by both kernels).
+constexpr bool bulk_or_solid(flag_t fl) { return is_bulk(fl) || flags::kind(fl) == CellKind::solid; }
+
 /// The bulk/boundary classification of one rank's voxels and the launches that follow it.
 template <class MemorySpace>
 class UpdateSchedule {
@@ -56,12 +60,13 @@ class UpdateSchedule {
     for (index_t first = owned.begin / tile * tile; first < owned.end; first += tile) {
       const index_t begin = std::max(first, owned.begin), end = std::min(first + tile, owned.end);
       bool all_bulk = true;
-      for (index_t v = begin; v < end; ++v) all_bulk = all_bulk && is_bulk(flag_words[std::size_t(v)]);
+      for (index_t v = begin; v < end; ++v) all_bulk = all_bulk && bulk_or_solid(flag_words[std::size_t(v)]);
       for (index_t v = begin; v < end; ++v) {
+        if (flags::kind(flag_words[std::size_t(v)]) == CellKind::solid) continue;
         if (all_bulk) {
           bulk[std::size_t(v)] = true;
           ++m_bulk_voxels;
-        } else if (flags::kind(flag_words[std::size_t(v)]) != CellKind::solid) {
+        } else {
           boundary.push_back(v);
         }
       }
