@@ -3,6 +3,7 @@
 #include <karman/core/error.hpp>
 #include <karman/lbm/compiled_variants.hpp>
 #include <karman/lbm/solver_variant.hpp>
+#include <karman/lbm/sparse_solver_factory.hpp>
 #include <karman/lbm/variants.hpp>
 
 namespace karman::lbm {
@@ -17,16 +18,25 @@ std::string compiled_list() {
   return list;
 }
 
-}  // namespace
+/// "d3q19/float/csoa, ...": the block-sparse variants this build holds.
+std::string compiled_sparse_list() {
+  std::string list;
+  for (const CompiledVariant& v : compiled_sparse_variants)
+    if (!v.lattice.empty())
+      list += (list.empty() ? "" : ", ") + std::string(v.lattice) + "/" + std::string(v.precision) + "/" +
+              std::string(v.layout);
+  return list.empty() ? "none" : list;
+}
 
-std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
+/// Names, box and relaxation checks shared by the dense and the block-sparse factory.
+void check_setup(const SolverSetup& setup, const char* where) {
   const Variant& v = setup.variant;
   require_known<Lattices>(v.lattice);
   require_known<Precisions>(v.precision);
   require_known<Layouts>(v.layout);
   require_known<Collisions>(v.collision);
   require_known<Patterns>(v.pattern);
-  validate(setup.global, "karman::lbm::make_solver");
+  validate(setup.global, where);
   const int dim = setup.global.dimension();
   if (lattice_dimension(v.lattice) != dim) {
     throw Error("lattice '" + v.lattice + "' does not match a " + std::to_string(dim) + "D box (" +
@@ -38,6 +48,13 @@ std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
     throw Error("relaxation rate omega = " + std::to_string(omega) +
                 " out of range (0, 2), i.e. tau = " + std::to_string(1.0 / omega) + " must be > 1/2");
   }
+}
+
+}  // namespace
+
+std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
+  check_setup(setup, "karman::lbm::make_solver");
+  const Variant& v = setup.variant;
   return dispatch<Lattices>(v.lattice, [&](auto lattice) {
     using L = tag_type<decltype(lattice)>;
     return dispatch<Precisions>(v.precision, [&](auto precision) {
@@ -50,6 +67,29 @@ std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
           throw Error("solver " + v.lattice + "/" + v.precision + "/" + v.layout +
                       " is not compiled into this build of Karman::lbm (it holds " + compiled_list() +
                       "); reconfigure with -DKARMAN_LATTICES, -DKARMAN_PRECISIONS and -DKARMAN_LAYOUTS naming it");
+        }
+      });
+    });
+  });
+}
+
+std::unique_ptr<SparseFlowSolver> make_sparse_solver(const SolverSetup& setup, BlockGrouping grouping) {
+  check_setup(setup, "karman::lbm::make_sparse_solver");
+  require_in_range("karman::lbm::make_sparse_solver (one rank until blocks are partitioned)", "ranks", setup.ranks, 1,
+                   1);
+  const Variant& v = setup.variant;
+  return dispatch<Lattices>(v.lattice, [&](auto lattice) {
+    using L = tag_type<decltype(lattice)>;
+    return dispatch<Precisions>(v.precision, [&](auto precision) {
+      using T = tag_type<decltype(precision)>;
+      return dispatch<Layouts>(v.layout, [&](auto layout) -> std::unique_ptr<SparseFlowSolver> {
+        using Layout = tag_type<decltype(layout)>;
+        if constexpr (is_sparse_compiled(L::name, VariantName<T>::value, Layout::name)) {
+          return detail::make_sparse_solver_variant<L, T, Layout>(setup, grouping);
+        } else {
+          throw Error("block-sparse solver " + v.lattice + "/" + v.precision + "/" + v.layout +
+                      " is not compiled into this build of Karman::lbm (it holds " + compiled_sparse_list() +
+                      "; precisions float and double, layouts soa and csoa, of the dense variants compiled)");
         }
       });
     });

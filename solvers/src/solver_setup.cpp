@@ -1,3 +1,5 @@
+#include "flag_word.hpp"
+
 #include <karman/lbm/solver.hpp>
 
 #include <algorithm>
@@ -63,27 +65,15 @@ std::vector<flag_t> build_flags(const SlabPartition& part, const SolverSetup& se
     int g[3];
     if (!global_coordinates(part, setup.periodic, v, g)) continue;
     const CellSpec self = setup.geometry ? setup.geometry(g[0], g[1], g[2]) : CellSpec{};
-    if (self.id < 0 || self.id >= max_boundaries) {
-      throw Error("karman::lbm::build_flags: boundary id " + std::to_string(self.id) + " out of range [0, " +
-                  std::to_string(max_boundaries - 1) + "]");
-    }
-    flag_t mask = 0;
-    if (self.kind != CellKind::solid) {
-      const BoundaryValue& bv = setup.boundaries[self.id];
-      const bool open_boundary = self.kind == CellKind::velocity_boundary || self.kind == CellKind::pressure_boundary;
-      for (std::size_t i = 0; i < velocities.size(); ++i) {
-        const auto& c = velocities[i];
-        const bool enters_through_boundary = open_boundary && c[bv.normal_axis] * bv.normal_sign > 0;
-        const CellSpec source = cell_at(setup, g, {-c[0], -c[1], -c[2]});
-        // A curved body's populations are pulled from its solid voxels, where the cut links'
-        // kernel leaves their reflected values (curved_wall.hpp); so are those of walls at rest
-        // that a word copy serves (wall_slots.hpp).
-        const bool from_wall = source.kind == CellKind::solid && source.id != setup.curved_wall.id &&
-                               wall_slot(part, setup, g, v, c, source) < 0;
-        if (enters_through_boundary || from_wall) mask |= flag_t(1) << i;
-      }
-    }
-    out[static_cast<std::size_t>(v)] = flags::make(self.kind, self.id, mask);
+    // A curved body's populations are pulled from its solid voxels, where the cut links' kernel
+    // leaves their reflected values (curved_wall.hpp); so are those of walls at rest that a word
+    // copy serves (wall_slots.hpp). The kernel bounces the rest.
+    out[static_cast<std::size_t>(v)] =
+        detail::flag_word(self, setup.boundaries, velocities, [&](const std::array<int, 3>& c) {
+          const CellSpec source = cell_at(setup, g, {-c[0], -c[1], -c[2]});
+          return source.kind == CellKind::solid && source.id != setup.curved_wall.id &&
+                 wall_slot(part, setup, g, v, c, source) < 0;
+        });
   }
   return out;
 }

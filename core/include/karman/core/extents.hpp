@@ -24,6 +24,10 @@ struct Extents {
   KOKKOS_INLINE_FUNCTION index_t size() const { return index_t(nx) * ny * nz; }
   /// Linear index of (x, y, z), x fastest.
   KOKKOS_INLINE_FUNCTION index_t index(int x, int y, int z) const { return x + index_t(nx) * (y + index_t(ny) * z); }
+  /// Coordinate of voxel v along axis 0 (x), 1 (y) or 2 (z): the inverse of index().
+  KOKKOS_INLINE_FUNCTION int coordinate(index_t v, int axis) const {
+    return int(axis == 0 ? v % nx : axis == 1 ? v / nx % ny : v / (index_t(nx) * ny));
+  }
   /// 2 when nz == 1, else 3.
   KOKKOS_INLINE_FUNCTION int dimension() const { return nz == 1 ? 2 : 3; }
   /// Extent along axis 0 (x), 1 (y) or 2 (z).

@@ -14,14 +14,21 @@
 ///    voxel within a step, so no races, and half the memory of AB.
 /// Walls use half-way bounce-back with Ladd's moving-wall term; a flag word per voxel
 /// (cell_flags.hpp) says which populations come from walls.
+///
+/// The kernel reaches neighbours through an accessor N built as N(voxel, topology): the dense
+/// box's Neighbours<D> by default, or BlockNeighbours on a block-sparse grid (Meneghin &
+/// Mahmoud §IV), so both grids run this one source (docs/block_sparse.md).
 
 #include <karman/core/backend_traits.hpp>
+#include <karman/core/block_grid_view.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/neighbours.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/collision.hpp>
 #include <karman/lbm/precision.hpp>
 #include <karman/lbm/regularized_boundary.hpp>
+
+#include <type_traits>
 
 namespace karman::lbm {
 
@@ -43,22 +50,32 @@ struct Features {
   static constexpr bool forced = Forced;
 };
 
+/// True when neighbour accessor N can answer absent_voxel: a block-sparse grid stores nothing
+/// past a non-periodic side, where the dense box has a halo plane or its in-plane wrap.
+template <class N>
+inline constexpr bool has_absent_neighbours = !std::is_same_v<typename N::topology_type, Extents>;
+
+/// Flag word of the voxels past a non-periodic side: a wall of id 0, as the dense box's halo
+/// planes there (build_flags).
+inline constexpr flag_t outside_flag = flags::make(CellKind::solid, 0, 0);
+
 /// Voxel x - c_i, the source of population i in a pull.
-template <class L>
-KOKKOS_INLINE_FUNCTION index_t upstream(const Neighbours<L::D>& n, int i) {
+template <class L, class N>
+KOKKOS_INLINE_FUNCTION index_t upstream(const N& n, int i) {
   return n.at(-L::c(i, 0), -L::c(i, 1), -L::c(i, 2));
 }
 /// Voxel x + c_i, where population i goes.
-template <class L>
-KOKKOS_INLINE_FUNCTION index_t downstream(const Neighbours<L::D>& n, int i) {
+template <class L, class N>
+KOKKOS_INLINE_FUNCTION index_t downstream(const N& n, int i) {
   return n.at(L::c(i, 0), L::c(i, 1), L::c(i, 2));
 }
 
 /// Reads and writes populations of one step kind: shared by the update kernel and by the
 /// moments kernel, so both see exactly the values the next collision sees. `P` is the
 /// precision (precision.hpp): the fields hold its storage words, the kernel computes in its
-/// compute type, and every access goes through get()/put(), which decode and encode.
-template <class L, class P, class Layout, class MemorySpace, StepKind Kind, class Feat>
+/// compute type, and every access goes through get()/put(), which decode and encode. `N` is
+/// the neighbour accessor (dense box or block-sparse grid).
+template <class L, class P, class Layout, class MemorySpace, StepKind Kind, class Feat, class N = Neighbours<L::D>>
 struct PopulationAccess {
   using T = compute_t<P>;
   using field_type = Field<storage_t<P>, Layout, MemorySpace>;
@@ -66,15 +83,12 @@ struct PopulationAccess {
   field_type dst;  ///< written lattice (the same as src for AA)
   Kokkos::View<const flag_t*, MemorySpace> flags;
   BoundaryTable boundaries;
-  Extents local;       ///< the rank's box, halo planes included
-  int origin[3] = {};  ///< global coordinates of local voxel 0 (inflow profiles)
+  typename N::topology_type topology;  ///< the rank's box with halo planes, or the sparse grid's tables
+  int origin[3] = {};                  ///< global coordinates of local voxel 0 (inflow profiles; 0 on the sparse grid)
 
-  /// Global coordinate of local voxel v along `axis`.
+  /// Global coordinate of voxel v along `axis`.
   KOKKOS_INLINE_FUNCTION int coordinate(index_t v, int axis) const {
-    const index_t c = axis == 0   ? v % local.nx
-                      : axis == 1 ? v / local.nx % local.ny
-                                  : v / (index_t(local.nx) * local.ny);
-    return int(c) + origin[axis];
+    return topology.coordinate(v, axis) + origin[axis];
   }
 
   /// Population in slot q of voxel v of the read lattice.
@@ -85,14 +99,19 @@ struct PopulationAccess {
   /// Ladd's moving-wall term 2 w_i rho0 (c_i . u_w) / cs^2 for population i entering from the
   /// solid voxel `wall` (rho0 = 1); zero when that voxel is not a wall.
   KOKKOS_INLINE_FUNCTION T wall_term(index_t wall, int i) const {
-    const flag_t fw = flags(wall);
+    flag_t fw;
+    if constexpr (has_absent_neighbours<N>) {
+      fw = wall == absent_voxel ? outside_flag : flags(wall);
+    } else {
+      fw = flags(wall);
+    }
     if (flags::kind(fw) != CellKind::solid) return T(0);
     const BoundaryValue& b = boundaries[flags::id(fw)];
     return T(6) * T(L::w(i)) * (T(L::c(i, 0)) * T(b.u[0]) + T(L::c(i, 1)) * T(b.u[1]) + T(L::c(i, 2)) * T(b.u[2]));
   }
 
   /// Populations entering voxel v's collision, boundaries applied.
-  KOKKOS_INLINE_FUNCTION void load(index_t v, flag_t fl, const Neighbours<L::D>& s, T (&f)[L::Q]) const {
+  KOKKOS_INLINE_FUNCTION void load(index_t v, flag_t fl, const N& s, T (&f)[L::Q]) const {
     KARMAN_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       if constexpr (Kind == StepKind::aa_even) {
@@ -101,7 +120,14 @@ struct PopulationAccess {
         // that AA and AB round alike when storage is narrower than arithmetic (FP16).
         const bool wall = Feat::flags && flags::blocked(fl, i);
         const index_t from = upstream<L>(s, i);
-        f[i] = wall ? get(from, L::opposite(i)) + wall_term(from, i) : get(v, i);
+        if (wall) {
+          // Past a non-periodic side of a block-sparse grid the odd step parked it in slot i
+          // of v itself (see store()).
+          const bool parked = has_absent_neighbours<N> && from == absent_voxel;
+          f[i] = (parked ? get(v, i) : get(from, L::opposite(i))) + wall_term(from, i);
+        } else {
+          f[i] = get(v, i);
+        }
       } else {
         const bool wall = Feat::flags && flags::blocked(fl, i);
         if (wall) {
@@ -121,7 +147,7 @@ struct PopulationAccess {
   }
 
   /// Writes voxel v's post-collision populations.
-  KOKKOS_INLINE_FUNCTION void store(index_t v, const Neighbours<L::D>& s, const T (&f)[L::Q]) const {
+  KOKKOS_INLINE_FUNCTION void store(index_t v, const N& s, const T (&f)[L::Q]) const {
     KARMAN_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       if constexpr (Kind == StepKind::ab_pull) {
@@ -134,7 +160,16 @@ struct PopulationAccess {
         // term. Keeping it out of x's own slots matters under MPI: the even step's halo return
         // overwrites the crossing slots of shared voxels, and a bounced population parked there
         // would be lost.
-        put(downstream<L>(s, i), i, f[i]);
+        //
+        // A block-sparse grid stores no voxel past a non-periodic side: there the population
+        // waits in slot opposite(i) of x, which no voxel writes in this step (its source x + c_i
+        // is not stored) and x read in load() already; the even step reads it back from there.
+        const index_t to = downstream<L>(s, i);
+        if (has_absent_neighbours<N> && to == absent_voxel) {
+          put(v, L::opposite(i), f[i]);
+        } else {
+          put(to, i, f[i]);
+        }
       }
     }
   }
@@ -164,10 +199,11 @@ KOKKOS_INLINE_FUNCTION void moments(const T (&f)[L::Q], const T force[3], T& rho
 }
 
 /// The fused update of one voxel: load (stream + boundaries), moments, collide, store.
-template <class L, class P, class Layout, class MemorySpace, class Collision, StepKind Kind, class Feat>
+template <class L, class P, class Layout, class MemorySpace, class Collision, StepKind Kind, class Feat,
+          class N = Neighbours<L::D>>
 struct StreamCollide {
   using T = compute_t<P>;
-  PopulationAccess<L, P, Layout, MemorySpace, Kind, Feat> access;
+  PopulationAccess<L, P, Layout, MemorySpace, Kind, Feat, N> access;
   T omega = 1, omega_minus = 1;
   T force[3] = {0, 0, 0};
 
@@ -177,7 +213,7 @@ struct StreamCollide {
       fl = access.flags(v);
       if (flags::kind(fl) == CellKind::solid) return;
     }
-    const Neighbours<L::D> s(v, access.local);
+    const N s(v, access.topology);
     T f[L::Q];
     access.load(v, fl, s, f);
     T rho, u[3];
@@ -188,10 +224,10 @@ struct StreamCollide {
 };
 
 /// Density and velocity of every owned voxel as the next collision will see them; walls get 0.
-template <class L, class P, class Layout, class MemorySpace, StepKind Kind, class Feat>
+template <class L, class P, class Layout, class MemorySpace, StepKind Kind, class Feat, class N = Neighbours<L::D>>
 struct Moments {
   using T = compute_t<P>;
-  PopulationAccess<L, P, Layout, MemorySpace, Kind, Feat> access;
+  PopulationAccess<L, P, Layout, MemorySpace, Kind, Feat, N> access;
   Kokkos::View<double*, MemorySpace> rho_out;                     ///< indexed by v - first
   Kokkos::View<double**, Kokkos::LayoutLeft, MemorySpace> u_out;  ///< (v - first, axis)
   index_t first = 0;
@@ -208,7 +244,7 @@ struct Moments {
         return;
       }
     }
-    const Neighbours<L::D> s(v, access.local);
+    const N s(v, access.topology);
     T f[L::Q];
     access.load(v, fl, s, f);
     T rho, u[3];

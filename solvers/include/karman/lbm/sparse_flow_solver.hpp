@@ -1,0 +1,49 @@
+#pragma once
+/// \file sparse_flow_solver.hpp
+/// The runtime face of every compiled block-sparse solver variant (sparse_solver.hpp), for
+/// applications that choose the variant from user input. Virtual calls happen once per step,
+/// never per voxel.
+
+#include <karman/core/block_sparse_grid.hpp>
+#include <karman/lbm/flow_solver.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace karman::lbm {
+
+/// A solver of one compiled variant on a block-sparse grid (one rank).
+class SparseFlowSolver {
+ public:
+  virtual ~SparseFlowSolver() = default;
+  /// Advances n time steps.
+  virtual void advance(int n) = 0;
+  /// Time steps done since initialisation.
+  virtual std::int64_t steps() const = 0;
+  /// Density and velocity after the last step of every stored voxel, by the grid's voxel index
+  /// (voxel_index()); 0 in walls and in the inactive voxels of partly filled blocks.
+  virtual MomentFields moments() = 0;
+  /// Voxel index of (x, y, z) of the box, or absent_voxel where its block is not stored.
+  virtual index_t voxel_index(int x, int y, int z) const = 0;
+  /// Voxels of the stored blocks, inactive ones included: the length of moments().
+  virtual index_t voxel_count() const = 0;
+  /// Voxels updated each step: the stored ones that are not solid.
+  virtual index_t fluid_voxels() const = 0;
+  /// Stored blocks.
+  virtual std::int64_t block_count() const = 0;
+  /// Stored blocks that run the boundary kernel (Meneghin & Mahmoud Table II).
+  virtual std::int64_t boundary_block_count() const = 0;
+  /// How boundary blocks are told apart.
+  virtual BlockGrouping grouping() const = 0;
+  /// Bytes of population storage (two lattices for AB, one for AA).
+  virtual std::size_t population_bytes() const = 0;
+  /// Bytes moved per fluid voxel update by the non-boundary kernel: populations read and written.
+  virtual std::size_t bytes_per_update() const = 0;
+  /// Number of populations Q.
+  virtual int populations() const = 0;
+  /// Human-readable variant, e.g. "d3q19/float/csoa/bgk/ab/sparse-memory".
+  virtual std::string description() const = 0;
+};
+
+}  // namespace karman::lbm

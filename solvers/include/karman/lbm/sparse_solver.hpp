@@ -1,0 +1,243 @@
+#pragma once
+/// \file sparse_solver.hpp
+/// The LBM on a block-sparse grid (issue 13 item 3; Meneghin & Mahmoud §IV, Table II): the
+/// dense solver's stream-collide kernel (stream_collide.hpp) on BlockNeighbours, boundary
+/// blocks run with flags and boundary code, non-boundary blocks with neither. Every voxel
+/// computes exactly what it computes on the dense box, so both grids give bitwise the same
+/// fields on the same case.
+
+#include <karman/core/block_neighbours.hpp>
+#include <karman/core/block_sparse_grid.hpp>
+#include <karman/core/error.hpp>
+#include <karman/core/field.hpp>
+#include <karman/core/for_each.hpp>
+#include <karman/core/for_each_block.hpp>
+#include <karman/core/kokkos_compat.hpp>
+#include <karman/core/layouts.hpp>
+#include <karman/lbm/solver.hpp>
+#include <karman/lbm/sparse_flow_solver.hpp>
+#include <karman/lbm/sparse_sample.hpp>
+#include <karman/lbm/sparse_solver_factory.hpp>
+#include <karman/lbm/stream_collide.hpp>
+#include <karman/lbm/variants.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace karman::lbm {
+
+/// Block edge of the sparse solver's grid: 4^3 blocks in 3D (Meneghin & Mahmoud §IV), 8^2 in
+/// 2D, so a block is 64 voxels, one 64-bit mask, in both.
+template <int Dim>
+inline constexpr int sparse_block_edge = Dim == 3 ? 4 : 8;
+
+/// The population layout a registry layout means on a block-sparse grid: CSoA is chunked by
+/// the block (Grid::block_layout: a block's Q x B^D values are one chunk), others unchanged.
+template <class Layout, class Grid>
+struct SparseLayout {
+  using type = Layout;
+};
+template <int Alpha, class Grid>
+struct SparseLayout<CSoA<Alpha>, Grid> {
+  using type = typename Grid::block_layout;
+};
+
+/// One compiled variant on a block-sparse grid of one rank: lattice L, precision Prec
+/// (float or double), collision, pattern, and `Forced` for the Guo force terms.
+template <class L, class Prec, class Layout, class Collision, Pattern P, bool Forced,
+          class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class SparseSolver final : public SparseFlowSolver {
+  /// Kernel features of non-boundary blocks (no flag word, no boundary code) and of boundary blocks.
+  using BulkFeatures = Features<false, Forced>;
+  using BoundaryFeatures = Features<true, Forced>;
+  using T = compute_t<Prec>;
+  using storage_type = storage_t<Prec>;
+
+ public:
+  using grid_type = BlockSparseGrid<L::D, sparse_block_edge<L::D>, MemorySpace>;
+  using neighbours_type = BlockNeighbours<L::D, sparse_block_edge<L::D>, MemorySpace>;
+  using layout_type = typename SparseLayout<Layout, grid_type>::type;
+  using field_type = Field<storage_type, layout_type, MemorySpace>;
+  using execution_space = typename MemorySpace::execution_space;
+
+  /// Builds the grid of `setup`'s geometry with `grouping`, its flags and lattices, and sets
+  /// the initial equilibrium. Throws karman::Error for a box the grid refuses (a periodic
+  /// extent that is not a multiple of the block edge, no fluid voxel).
+  SparseSolver(const SolverSetup& setup, BlockGrouping grouping)
+      : SparseSolver(setup, SparseSample(setup, velocity_set<L>()), grouping) {}
+
+  void advance(int n) override {
+    for (int s = 0; s < n; ++s) {
+      if constexpr (P == Pattern::ab) {
+        step<StepKind::ab_pull>();
+        std::swap(m_f[0], m_f[1]);
+      } else if (m_steps % 2 == 0) {
+        step<StepKind::aa_odd>();
+      } else {
+        step<StepKind::aa_even>();
+      }
+      ++m_steps;
+    }
+  }
+
+  std::int64_t steps() const override { return m_steps; }
+
+  MomentFields moments() override {
+    MomentFields out{Kokkos::View<double*>("karman::rho", m_grid.voxel_count()),
+                     Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", m_grid.voxel_count(), 3)};
+    if constexpr (P == Pattern::ab) {
+      compute_moments<StepKind::ab_pull>(out);
+    } else if (m_steps % 2 == 0) {
+      compute_moments<StepKind::aa_odd>(out);
+    } else {
+      compute_moments<StepKind::aa_even>(out);
+    }
+    return out;
+  }
+
+  index_t voxel_index(int x, int y, int z) const override { return m_grid.find(x, y, z); }
+  index_t voxel_count() const override { return m_grid.voxel_count(); }
+  index_t fluid_voxels() const override { return m_fluid_voxels; }
+  std::int64_t block_count() const override { return m_grid.block_count(); }
+  std::int64_t boundary_block_count() const override { return m_grid.boundary_block_count(); }
+  BlockGrouping grouping() const override { return m_grid.grouping(); }
+  std::size_t population_bytes() const override {
+    return std::size_t(P == Pattern::ab ? 2 : 1) * std::size_t(m_f[0].view().extent(0)) * sizeof(storage_type);
+  }
+  std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(storage_type); }
+  int populations() const override { return L::Q; }
+  std::string description() const override {
+    return std::string(L::name) + "/" + VariantName<Prec>::value + "/" + Layout::name + "/" + Collision::name + "/" +
+           PatternTag<P>::name + "/sparse-" + std::string(name(m_grid.grouping()));
+  }
+
+  /// The grid (for tests and output).
+  const grid_type& grid() const { return m_grid; }
+  /// The population lattice the next step reads (for tests).
+  const field_type& populations_field() const { return m_f[0]; }
+
+ private:
+  SparseSolver(const SolverSetup& setup, const SparseSample& sample, BlockGrouping grouping)
+      : m_grid(
+            "karman::sparse_grid", setup.global, setup.periodic,
+            [&](int x, int y, int z) { return sample.active(x, y, z); },
+            [&](int x, int y, int z) { return sample.boundary(x, y, z); }, grouping),
+        m_boundaries(setup.boundaries),
+        m_omega(T(setup.relaxation.omega)),
+        m_omega_minus(T(Collision::antisymmetric_rate(setup.relaxation))) {
+    for (int d = 0; d < 3; ++d) m_force[d] = T(setup.relaxation.force[d]);
+    const GroupTable groups = m_grid.group_table();
+    m_f[0] = field_type("karman::sparse_populations_a", groups, L::Q);
+    if constexpr (P == Pattern::ab) m_f[1] = field_type("karman::sparse_populations_b", groups, L::Q);
+    initialize(sample);
+  }
+
+  template <StepKind K, class Feat>
+  PopulationAccess<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type> access() const {
+    return {m_f[0], P == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_grid.view()};
+  }
+
+  template <StepKind K, class Feat>
+  StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type> kernel() const {
+    StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type> k{
+        access<K, Feat>(), m_omega, m_omega_minus, {}};
+    for (int d = 0; d < 3; ++d) k.force[d] = m_force[d];
+    return k;
+  }
+
+  /// Boundary blocks with flags, non-boundary blocks without, on one instance in that order.
+  /// As on the dense box every slot is read and written by one voxel within a step
+  /// (stream_collide.hpp), so the order does not change the result.
+  template <StepKind K>
+  void step() {
+    const execution_space space;
+    for_each<StreamCollideLaunch>("karman::sparse_stream_collide_boundary", m_grid, BlockSet::boundary, space,
+                                  kernel<K, BoundaryFeatures>());
+    for_each<StreamCollideLaunch>("karman::sparse_stream_collide_non_boundary", m_grid, BlockSet::non_boundary, space,
+                                  kernel<K, BulkFeatures>());
+  }
+
+  template <StepKind K>
+  void compute_moments(MomentFields& out) const {
+    Moments<L, Prec, layout_type, MemorySpace, K, BoundaryFeatures, neighbours_type> kernel{
+        access<K, BoundaryFeatures>(), out.rho, out.u, 0, {}};
+    for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
+    const execution_space space;
+    for_each("karman::sparse_moments", m_grid, BlockSet::all, space, kernel);
+    compat::fence(space, "karman::sparse_moments_done");
+  }
+
+  /// Flags of every stored voxel (the voxels of partly filled blocks past the box's side, and
+  /// inactive ones, as a wall of id 0 like the dense box's halo planes) and the equilibrium of
+  /// the initial state, stored where the first step reads it (see Solver::initialize).
+  void initialize(const SparseSample& sample) {
+    const auto n = std::size_t(m_grid.voxel_count());
+    std::vector<flag_t> flag_words(n, outside_flag);
+    std::vector<double> rho(n, 1.0), u(3 * n, 0.0);
+    const Extents& box = m_grid.extents();
+    constexpr int block_voxels = grid_type::block_voxels;
+    for (block_index_t b = 0; b < m_grid.block_count(); ++b) {
+      const std::array<int, 3> origin = m_grid.origin(b);
+      for (int l = 0; l < block_voxels; ++l) {
+        int g[3];
+        for (int a = 0; a < 3; ++a) g[a] = origin[a] + grid_type::shape_type::local_coordinate(l, a);
+        if (g[0] >= box.nx || g[1] >= box.ny || g[2] >= box.nz) continue;
+        const std::size_t v = std::size_t(b) * block_voxels + std::size_t(l);
+        const FlowState s = sample.initial(g[0], g[1], g[2]);
+        rho[v] = s.rho;
+        for (int d = 0; d < 3; ++d) u[3 * v + std::size_t(d)] = s.u[d];
+        if (!((m_grid.mask(b) >> l) & 1u)) continue;
+        flag_words[v] = sample.flag(g[0], g[1], g[2]);
+        if (flags::kind(flag_words[v]) != CellKind::solid) ++m_fluid_voxels;
+      }
+    }
+    m_flags = Kokkos::View<flag_t*, MemorySpace>("karman::sparse_flags", n);
+    Kokkos::deep_copy(m_flags, Kokkos::View<const flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                   flag_words.data(), n));
+    Kokkos::View<double*, MemorySpace> rho_device("karman::rho0", n);
+    Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> u_device("karman::u0", n, 3);
+    Kokkos::deep_copy(
+        rho_device,
+        Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(rho.data(), n));
+    Kokkos::deep_copy(
+        u_device,
+        Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            u.data(), n, 3));
+    const execution_space space;
+    for_each("karman::sparse_initialize", VoxelRange{0, index_t(n)}, space,
+             InitializeEquilibrium<L, Prec, field_type, MemorySpace>{m_f[0], rho_device, u_device, P == Pattern::aa});
+    compat::fence(space, "karman::sparse_initialized");
+  }
+
+  grid_type m_grid;
+  BoundaryTable m_boundaries;
+  T m_omega, m_omega_minus;
+  T m_force[3] = {0, 0, 0};
+  field_type m_f[2];
+  Kokkos::View<flag_t*, MemorySpace> m_flags;
+  index_t m_fluid_voxels = 0;
+  std::int64_t m_steps = 0;
+};
+
+namespace detail {
+
+/// Definition of the entry point declared in sparse_solver_factory.hpp; each generated
+/// translation unit instantiates it for one (lattice, precision, layout), with every collision
+/// and pattern of variants.hpp, and the Guo force terms only for a case with a body force.
+template <class L, class T, class Layout>
+std::unique_ptr<SparseFlowSolver> make_sparse_solver_variant(const SolverSetup& setup, BlockGrouping grouping) {
+  const bool forced =
+      setup.relaxation.force[0] != 0 || setup.relaxation.force[1] != 0 || setup.relaxation.force[2] != 0;
+  return dispatch<Collisions>(setup.variant.collision, [&](auto collision) {
+    using Collision = tag_type<decltype(collision)>;
+    return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) -> std::unique_ptr<SparseFlowSolver> {
+      constexpr Pattern P = tag_type<decltype(pattern)>::value;
+      if (forced) return std::make_unique<SparseSolver<L, T, Layout, Collision, P, true>>(setup, grouping);
+      return std::make_unique<SparseSolver<L, T, Layout, Collision, P, false>>(setup, grouping);
+    });
+  });
+}
+
+}  // namespace detail
+}  // namespace karman::lbm

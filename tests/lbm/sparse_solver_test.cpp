@@ -1,0 +1,214 @@
+// Issue 13 item 3: the LBM on the block-sparse grid runs the dense solver's kernel, so the same
+// case gives bitwise the same fields on both grids: a cavity with a moving lid, channels with
+// pressure and velocity inlets/outlets and with a body force, and a periodic sphere pack with
+// bounce-back on its solid voxels; D2Q9, D3Q19 and D3Q27, AB and AA after odd and even step
+// counts, memory and bitmask grouping (Meneghin & Mahmoud Table II), SoA and CSoA.
+#include "../common/expect_error.hpp"
+#include "lbm_test_support.hpp"
+
+#include <karman/core/geometry/sphere_pack.hpp>
+#include <karman/lbm/cases/cavity.hpp>
+#include <karman/lbm/cases/channel.hpp>
+#include <karman/lbm/compiled_variants.hpp>
+#include <karman/lbm/solver_factory.hpp>
+#include <karman/lbm/sparse_solver_factory.hpp>
+#include <karman/lbm/variants.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using namespace karman;
+using namespace karman::lbm;
+
+/// A case to run on both grids, and whether its sparse grid must hold non-boundary blocks.
+struct NamedSetup {
+  std::string name;
+  SolverSetup setup;
+  bool has_bulk_blocks = true;
+};
+
+/// The first of double and float compiled for both grids with `lattice`, or "" for none.
+std::string precision_for(const std::string& lattice) {
+  for (const char* precision : {"double", "float"}) {
+    bool all = true;
+    for (const char* layout : {"soa", "csoa"})
+      all = all && is_compiled(lattice, precision, layout) && is_sparse_compiled(lattice, precision, layout);
+    if (all) return precision;
+  }
+  return "";
+}
+
+std::vector<NamedSetup> cases_for(int dim, const Variant& v) {
+  std::vector<NamedSetup> out;
+  cases::CavityParams cavity;
+  cavity.dim = dim;
+  cavity.n = dim == 3 ? 14 : 22;  // blocks away from every wall run the non-boundary kernel
+  cavity.reynolds = 10;
+  out.push_back({"cavity", cases::cavity_setup(cavity, v)});
+
+  cases::ChannelParams channel;
+  channel.dim = dim;
+  channel.height = dim == 3 ? 10 : 22;
+  channel.length = dim == 3 ? 18 : 38;  // not a multiple of the block edge: padded blocks at the outlet
+  channel.depth = 8;
+  channel.drive = cases::ChannelDrive::pressure_drop;
+  NamedSetup pressure{"pressure channel", cases::channel_setup(channel, v)};
+  pressure.setup.variant.collision = "trt";
+  out.push_back(pressure);
+
+  // The inlet as a velocity boundary: id 1 prescribes u instead of rho.
+  NamedSetup velocity = pressure;
+  velocity.name = "velocity inlet channel";
+  velocity.setup.boundaries.values[1].u[0] = 0.03;
+  velocity.setup.geometry = [geometry = pressure.setup.geometry](int x, int y, int z) {
+    CellSpec c = geometry(x, y, z);
+    if (c.kind == CellKind::pressure_boundary && c.id == 1) c.kind = CellKind::velocity_boundary;
+    return c;
+  };
+  out.push_back(velocity);
+
+  channel.drive = cases::ChannelDrive::body_force;
+  channel.length = dim == 3 ? 16 : 32;  // periodic along x: a multiple of the block edge
+  out.push_back({"forced channel", cases::channel_setup(channel, v)});
+
+  // A periodic random pack driven by a body force: bounce-back on the spheres, solid blocks
+  // away from the pore space not stored.
+  const Extents box = dim == 3 ? Extents{16, 16, 16} : Extents{32, 32, 1};
+  geometry::RandomPackOptions pack_options;
+  pack_options.porosity = 0.45;
+  pack_options.radius_min = 3;
+  pack_options.radius_max = 5;
+  pack_options.seed = 13;
+  const auto pack = std::make_shared<geometry::SpherePack>(geometry::random_sphere_pack(box, pack_options));
+  SolverSetup s;
+  s.variant = v;
+  s.variant.collision = "trt";
+  s.global = box;
+  s.periodic = {true, true, true};
+  s.relaxation.omega = 1.2;
+  s.relaxation.force[0] = 2e-5;
+  s.relaxation.force[1] = 5e-6;
+  s.geometry = [pack](int x, int y, int z) {
+    return pack->image.is_solid(x, y, z) ? CellSpec{CellKind::solid, 0} : CellSpec{};
+  };
+  out.push_back({"sphere pack", s, false});
+  return out;
+}
+
+/// Expects the sparse solver's moments at every voxel of the box to equal the dense solver's
+/// bitwise; voxels the sparse grid does not store must be walls on the dense box.
+void expect_same_fields(const lbm::test::HostMoments& dense, SparseFlowSolver& sparse, const Extents& box,
+                        const std::string& what) {
+  const auto m = sparse.moments();
+  const auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.rho);
+  const auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.u);
+  double max_speed = 0;
+  for (int z = 0; z < box.nz; ++z) {
+    for (int y = 0; y < box.ny; ++y) {
+      for (int x = 0; x < box.nx; ++x) {
+        const auto k = std::size_t(box.index(x, y, z));
+        const index_t v = sparse.voxel_index(x, y, z);
+        const std::string where =
+            what + " at (" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ")";
+        if (v == absent_voxel) {
+          ASSERT_EQ(dense.rho[k], 0.0) << where << ": not stored, but not a wall on the dense box";
+          continue;
+        }
+        ASSERT_EQ(rho(v), dense.rho[k]) << where << " rho";
+        for (int d = 0; d < 3; ++d) {
+          ASSERT_EQ(u(v, d), dense.u[3 * k + std::size_t(d)]) << where << " u" << d;
+          max_speed = std::fmax(max_speed, std::fabs(u(v, d)));
+        }
+      }
+    }
+  }
+  ASSERT_GT(max_speed, 1e-7) << what << ": the flow must move for the comparison to mean anything";
+}
+
+TEST(SparseSolver, SameFieldsAsDenseBitwise) {
+  int compared = 0;
+  for (auto [dim, lattice] : {std::pair{2, "d2q9"}, std::pair{3, "d3q19"}, std::pair{3, "d3q27"}}) {
+    const std::string precision = precision_for(lattice);
+    if (precision.empty()) continue;
+    for (NamedSetup& c : cases_for(dim, Variant{lattice, precision, "soa", "bgk", "ab"})) {
+      for (const char* pattern : {"ab", "aa"}) {
+        for (int steps : {8, 9}) {
+          SolverSetup s = c.setup;
+          s.variant.pattern = pattern;
+          s.variant.layout = "soa";
+          const lbm::test::HostMoments dense = lbm::test::run(s, steps);
+          for (BlockGrouping grouping : {BlockGrouping::memory, BlockGrouping::bitmask}) {
+            for (const char* layout : {"soa", "csoa"}) {
+              s.variant.layout = layout;
+              const auto sparse = make_sparse_solver(s, grouping);
+              const std::string what = c.name + " " + sparse->description() + " steps " + std::to_string(steps);
+              ASSERT_GT(sparse->boundary_block_count(), 0) << what;
+              if (c.has_bulk_blocks) {
+                ASSERT_LT(sparse->boundary_block_count(), sparse->block_count()) << what;
+              }
+              sparse->advance(steps);
+              expect_same_fields(dense, *sparse, s.global, what);
+              if (HasFatalFailure()) return;
+              ++compared;
+            }
+          }
+        }
+      }
+    }
+  }
+  ASSERT_GT(compared, 0) << "no lattice is compiled in float or double with soa and csoa for both grids";
+}
+
+// The grid stores the pore space and its wall layer only: fully solid blocks of a pack are
+// left out, and the voxels updated are the fluid ones.
+TEST(SparseSolver, StoresPoreSpaceOnly) {
+  const std::string precision = precision_for("d3q19");
+  if (precision.empty()) GTEST_SKIP() << "d3q19 is not compiled in float or double with soa and csoa";
+  const Extents box{32, 32, 32};
+  geometry::RandomPackOptions pack_options;
+  pack_options.porosity = 0.2;
+  pack_options.radius_min = 4;
+  pack_options.radius_max = 6;
+  const auto pack = geometry::random_sphere_pack(box, pack_options);
+  SolverSetup s;
+  s.variant = Variant{"d3q19", precision, "csoa", "bgk", "aa"};
+  s.global = box;
+  s.periodic = {true, true, true};
+  s.geometry = [&pack](int x, int y, int z) {
+    return pack.image.is_solid(x, y, z) ? CellSpec{CellKind::solid, 0} : CellSpec{};
+  };
+  const auto sparse = make_sparse_solver(s);
+  EXPECT_EQ(sparse->fluid_voxels(), pack.image.fluid_voxels());
+  EXPECT_LT(sparse->voxel_count(), box.size());
+  // AA: one lattice of Q populations per stored voxel.
+  EXPECT_EQ(sparse->population_bytes(),
+            std::size_t(sparse->voxel_count()) * 19 * std::size_t(precision_bytes(precision)));
+}
+
+TEST(SparseSolver, BadInputRefused) {
+  cases::CavityParams cavity;
+  cavity.n = 14;
+  SolverSetup s = cases::cavity_setup(cavity, Variant{"d2q9", "float", "soa", "bgk", "ab"});
+  s.ranks = 2;
+  karman::test::expect_error([&] { make_sparse_solver(s); }, {"ranks", "2"});
+  s.ranks = 1;
+  s.variant.precision = "fp16s";
+  karman::test::expect_error([&] { make_sparse_solver(s); }, {"block-sparse solver d2q9/fp16s/soa", "not compiled"});
+  s.variant.precision = "float";
+  s.variant.layout = "aos";
+  karman::test::expect_error([&] { make_sparse_solver(s); }, {"d2q9/float/aos", "not compiled"});
+  cases::ChannelParams channel;
+  channel.length = 20;  // periodic along x, not a multiple of the 2D block edge 8
+  s = cases::channel_setup(channel, Variant{"d2q9", precision_for("d2q9"), "soa", "bgk", "ab"});
+  if (!precision_for("d2q9").empty())
+    karman::test::expect_error([&] { make_sparse_solver(s); }, {"periodic axis x", "20"});
+}
+
+}  // namespace
