@@ -26,6 +26,7 @@ std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
   require_known<Layouts>(v.layout);
   require_known<Collisions>(v.collision);
   require_known<Patterns>(v.pattern);
+  require_collision_for(v.collision, v.lattice);
   validate(setup.global, "karman::lbm::make_solver");
   const int dim = setup.global.dimension();
   if (lattice_dimension(v.lattice) != dim) {
