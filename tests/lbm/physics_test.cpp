@@ -46,7 +46,7 @@ double taylor_green_rate_error(const char* collision, const char* precision) {
 }
 
 TEST(TaylorGreen, DecayRateWithinOnePercent) {
-  for (const char* collision : {"bgk", "trt"})
+  for (const char* collision : {"bgk", "trt", "mrt", "cm"})
     EXPECT_NEAR(taylor_green_rate_error(collision, "double"), 0.0, 0.01) << collision;
 }
 
