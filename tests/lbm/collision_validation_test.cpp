@@ -100,7 +100,7 @@ double energy_ratio(const char* collision, int n, double velocity, double reynol
 }
 
 // Re 1600 (the usual benchmark, resolved from about 256^3) on 16^3, U0 = 0.1, D3Q27 float:
-// tau = 0.5016. BGK diverges near t = 16 L/U0 (step 400 of docs/validation.md's run); CM,
+// tau = 0.5005. BGK diverges near t = 16 L/U0 (step 400 of docs/validation.md's run); CM,
 // with the bulk and higher-order moments relaxed at rate 1, runs to t = 40 L/U0 with the energy
 // decaying.
 TEST(CollisionValidation, UnderResolvedTaylorGreen3DStableOnlyWithCentralMoments) {
