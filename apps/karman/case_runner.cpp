@@ -380,6 +380,14 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
   const auto t_setup = clock::now();
   lbm::SolverSetup& setup = def.setup;
   setup.variant = options.variant;
+  setup.relaxation.omega_bulk = options.bulk_rate;
+  setup.relaxation.omega_high = options.high_order_rate;
+  // The moment rates are physics: a restart compares them, summary.json records them.
+  if (lbm::Collisions::index_of(options.variant.collision) >= 0 &&
+      lbm::collision_has_moment_rates(options.variant.collision)) {
+    def.parameters["bulk_rate"] = options.bulk_rate;
+    def.parameters["high_order_rate"] = options.high_order_rate;
+  }
   setup.rank = parallel.rank();
   setup.ranks = parallel.size();
   setup.overlap = options.overlap;

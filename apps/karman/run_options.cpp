@@ -52,6 +52,18 @@ CLI::Validator finite_above(double lo, bool inclusive) {
 CLI::Validator positive_integer() { return integer_at_least(1); }
 CLI::Validator positive_finite() { return finite_above(0, false); }
 CLI::Validator non_negative_finite() { return finite_above(0, true); }
+CLI::Validator relaxation_rate() {
+  return CLI::Validator(
+      [](std::string& input) -> std::string {
+        double value = 0;
+        char rest = 0;
+        if (std::sscanf(input.c_str(), "%lf%c", &value, &rest) != 1) return "'" + input + "' is not a number";
+        // A rate of 2 or more makes the moment grow each step; 0 freezes it.
+        if (!(value > 0 && value < 2)) return input + " out of range (0, 2)";
+        return {};
+      },
+      "RATE in (0,2)");
+}
 
 void add_run_options(CLI::App& command, RunOptions& o) {
   command.add_option("--lattice", o.variant.lattice, "Velocity set (default: d2q9 in 2D, d3q19 in 3D)")
@@ -65,8 +77,22 @@ void add_run_options(CLI::App& command, RunOptions& o) {
   command.add_option("--pattern", o.variant.pattern, "Propagation: ab (two lattices) or aa (one lattice, in place)")
       ->check(CLI::IsMember(lbm::Patterns::names()))
       ->capture_default_str();
-  command.add_option("--collision", o.variant.collision, "Collision operator")
+  command
+      .add_option("--collision", o.variant.collision,
+                  "Collision operator: bgk, trt (any lattice), mrt (raw moments: d2q9, d3q19), cm (central moments: "
+                  "d2q9, d3q27)")
       ->check(CLI::IsMember(lbm::Collisions::names()))
+      ->capture_default_str();
+  command
+      .add_option("--bulk-rate", o.bulk_rate,
+                  "mrt, cm: relaxation rate of the trace of the second-order moments (bulk viscosity); the shear "
+                  "rate follows from --re")
+      ->check(relaxation_rate())
+      ->capture_default_str();
+  command
+      .add_option("--high-order-rate", o.high_order_rate,
+                  "mrt, cm: relaxation rate of every moment of order three and higher (1: relax them to equilibrium)")
+      ->check(relaxation_rate())
       ->capture_default_str();
   auto* steps = command.add_option("--steps", o.steps, "Run exactly S time steps")->check(positive_integer());
   auto* steady =
@@ -131,6 +157,10 @@ void validate_run_options(const RunOptions& o) {
   }
   if (o.variant.pattern == "aa" && o.inject_nan > 0 && o.inject_nan % 2 != 0) {
     throw Error("--inject-nan " + std::to_string(o.inject_nan) + " with --pattern aa: give an even step");
+  }
+  if (lbm::Collisions::index_of(o.variant.collision) >= 0 && !lbm::collision_has_moment_rates(o.variant.collision) &&
+      (o.bulk_rate != 1.0 || o.high_order_rate != 1.0)) {
+    throw Error("--bulk-rate and --high-order-rate apply to --collision mrt or cm, not " + o.variant.collision);
   }
   if (o.force && o.restart.empty()) throw Error("--force only applies with --restart");
   if (o.overwrite && !o.restart.empty()) {

@@ -13,6 +13,8 @@ namespace karman::app {
 /// How long to run, what to compute with, and where output goes.
 struct RunOptions {
   lbm::Variant variant;                  ///< lattice, precision, layout, pattern, collision
+  double bulk_rate = 1.0;                ///< MRT, CM: relaxation rate of the bulk (trace) moment
+  double high_order_rate = 1.0;          ///< MRT, CM: relaxation rate of third- and higher-order moments
   long steps = 0;                        ///< fixed number of steps (0: use until_steady)
   double until_steady = 0;               ///< stop when the residual falls below this (0: off)
   long max_steps = 1000000;              ///< cap for --until-steady
@@ -49,6 +51,8 @@ void validate_run_options(const RunOptions& options);
 CLI::Validator positive_integer();
 CLI::Validator positive_finite();
 CLI::Validator non_negative_finite();
+/// A relaxation rate: a finite number in (0, 2).
+CLI::Validator relaxation_rate();
 
 /// Adds the shared options to a case subcommand; `dims` is the accepted --lattice set.
 void add_run_options(CLI::App& command, RunOptions& options);

@@ -7,6 +7,7 @@
 #include <karman/lbm/cases/cavity.hpp>
 #include <karman/lbm/cases/channel.hpp>
 #include <karman/lbm/solver_factory.hpp>
+#include <karman/lbm/variants.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -179,6 +180,16 @@ void validate(const BenchOptions& o) {
   require_names("layout", o.layouts, lbm::Layouts::names());
   require_names("pattern", o.patterns, lbm::Patterns::names());
   require_names("collision", o.collisions, lbm::Collisions::names());
+  for (const auto& collision : o.collisions) {
+    bool anywhere = false;
+    for (const auto& lattice : o.lattices) anywhere = anywhere || lbm::collision_defined_for(collision, lattice);
+    if (!anywhere) {
+      std::string lattices;
+      for (const auto& l : o.lattices) lattices += (lattices.empty() ? "" : ", ") + l;
+      throw Error("karman bench: collision '" + collision + "' is defined for none of the lattices (" + lattices +
+                  "); " + lbm::undefined_collision_message(collision, o.lattices.front()));
+    }
+  }
   require_names("case", o.cases, {"box", "cavity", "channel"});
   require_names("schedule", o.schedules, {"split", "fused"});
   if (o.tiles.empty()) throw Error("karman bench: no schedule tile given; accepted: 0 (default) or 1 to 4096");
@@ -222,6 +233,9 @@ std::vector<BenchRecord> run_bench(const BenchOptions& options, const CopyBandwi
                   // A periodic box has no boundary voxels: every schedule runs it alike.
                   if (case_name == "box" && (&schedule != &options.schedules.front() || tile != options.tiles.front()))
                     continue;
+                  // A sweep over lattices skips the pairs a collision is not defined for (CM on
+                  // D3Q19, MRT on D3Q27); validate() refuses a collision no lattice of it accepts.
+                  if (!lbm::collision_defined_for(collision, lattice)) continue;
                   lbm::Variant v;
                   v.lattice = lattice;
                   v.precision = precision;

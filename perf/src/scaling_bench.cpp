@@ -121,8 +121,9 @@ std::vector<ScalingRecord> run_scaling(const BenchOptions& options, const Scalin
       for (const auto& layout : options.layouts)
         for (const auto& pattern : options.patterns)
           for (const auto& collision : options.collisions)
-            records.push_back(
-                run_one(lbm::Variant{lattice, precision, layout, collision, pattern}, options, scaling, rank, ranks));
+            if (lbm::collision_defined_for(collision, lattice))
+              records.push_back(
+                  run_one(lbm::Variant{lattice, precision, layout, collision, pattern}, options, scaling, rank, ranks));
   return records;
 #else
   validate(options);

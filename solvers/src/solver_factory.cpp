@@ -36,6 +36,7 @@ void check_setup(const SolverSetup& setup, const char* where) {
   require_known<Layouts>(v.layout);
   require_known<Collisions>(v.collision);
   require_known<Patterns>(v.pattern);
+  require_collision_for(v.collision, v.lattice);
   validate(setup.global, where);
   const int dim = setup.global.dimension();
   if (lattice_dimension(v.lattice) != dim) {

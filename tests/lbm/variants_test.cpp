@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 namespace karman::lbm {
@@ -89,7 +90,7 @@ TEST(VariantRegistry, UnknownNamesAreRefused) {
   for (const char* name : {"d3q", "D3Q19", "", "d3q15"}) expect_refused<Lattices>(name);
   for (const char* name : {"half", "Float", "fp64"}) expect_refused<Precisions>(name);
   for (const char* name : {"so", "csoa64", "disagg"}) expect_refused<Layouts>(name);
-  for (const char* name : {"mrt", "BGK"}) expect_refused<Collisions>(name);
+  for (const char* name : {"acm", "BGK", "MRT"}) expect_refused<Collisions>(name);
   for (const char* name : {"ba", "a"}) expect_refused<Patterns>(name);
 }
 
@@ -106,6 +107,25 @@ TEST(VariantRegistry, FactoryRefusesUnknownNames) {
     Variant v = good;
     v.*bad = "nonsense";
     EXPECT_THROW(make_solver(small_cavity(v)), Error);
+  }
+}
+
+// A collision on a lattice it is not defined for is refused by the factory, naming the ones
+// the lattice accepts, before anything is built.
+TEST(VariantRegistry, FactoryRefusesCollisionsOutsideTheirLattices) {
+  for (auto [lattice, collision, accepted] :
+       {std::tuple{"d3q19", "cm", "bgk, trt, mrt"}, std::tuple{"d3q27", "mrt", "bgk, trt, cm"}}) {
+    cases::CavityParams p;
+    p.dim = 3;
+    p.n = 6;
+    p.reynolds = 10;
+    try {
+      make_solver(cases::cavity_setup(p, Variant{lattice, "double", "soa", collision, "ab"}));
+      ADD_FAILURE() << collision << " accepted on " << lattice;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("accepted for ") + lattice + ": " + accepted), std::string::npos)
+          << e.what();
+    }
   }
 }
 

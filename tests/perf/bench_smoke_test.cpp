@@ -157,6 +157,24 @@ TEST(BenchReport, JsonParsesBackWithTheIssueFields) {
   EXPECT_THROW(write_json("/nonexistent-dir/x.json", records), karman::Error);
 }
 
+// A sweep skips the lattices a collision is not defined for (CM: D2Q9 and D3Q27, not D3Q19)
+// and refuses a collision that none of its lattices accepts.
+TEST(BenchSweep, CollisionsRunOnlyOnTheirLattices) {
+  BenchOptions o = tiny();
+  o.precisions = {"float"};
+  o.layouts = {"soa"};
+  o.patterns = {"ab"};
+  o.collisions = {"bgk", "cm"};
+  const auto records = run_bench(o);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].lattice + "/" + records[0].collision, "d2q9/bgk");
+  EXPECT_EQ(records[1].lattice + "/" + records[1].collision, "d2q9/cm");
+  EXPECT_EQ(records[2].lattice + "/" + records[2].collision, "d3q19/bgk");
+  o.lattices = {"d3q19"};
+  o.collisions = {"cm"};
+  EXPECT_THROW(run_bench(o), karman::Error);
+}
+
 TEST(BenchReport, TableRowsLineUpWithTheHeader) {
   BenchOptions o = tiny();
   o.lattices = {"d2q9"};

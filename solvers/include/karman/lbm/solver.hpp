@@ -107,6 +107,8 @@ void build_initial_state(const SlabPartition& part, const SolverSetup& setup, st
 template <class L, class Prec, class Layout, class Collision, Pattern P, bool Forced,
           class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class Solver final : public FlowSolver {
+  static_assert(Collision::template defined_for<L>,
+                "karman::lbm::Solver: the collision is not defined for the lattice");
   /// Kernel features of the voxels with no boundary in their stencil, and of all others.
   using BulkFeatures = Features<false, Forced>;
   using BoundaryFeatures = Features<true, Forced>;
@@ -127,8 +129,7 @@ class Solver final : public FlowSolver {
         m_exchanger(std::move(exchanger)),
         m_overlap(setup.overlap),
         m_boundaries(setup.boundaries),
-        m_omega(T(setup.relaxation.omega)),
-        m_omega_minus(T(Collision::antisymmetric_rate(setup.relaxation))),
+        m_rates(collision_rates<Collision, T>(setup.relaxation)),
         m_spaces(compat::make_concurrent_instances<execution_space>(2)) {
     for (int d = 0; d < 3; ++d) m_force[d] = T(setup.relaxation.force[d]);
     m_f[0] = field_type("karman::populations_a", m_part.groups(), L::Q);
@@ -358,7 +359,7 @@ class Solver final : public FlowSolver {
 
   template <StepKind K, class Feat>
   StreamCollide<L, Prec, Layout, MemorySpace, Collision, K, Feat> kernel() const {
-    StreamCollide<L, Prec, Layout, MemorySpace, Collision, K, Feat> k{access<K, Feat>(), m_omega, m_omega_minus, {}};
+    StreamCollide<L, Prec, Layout, MemorySpace, Collision, K, Feat> k{access<K, Feat>(), m_rates, {}};
     for (int d = 0; d < 3; ++d) k.force[d] = m_force[d];
     return k;
   }
@@ -443,7 +444,7 @@ class Solver final : public FlowSolver {
   std::unique_ptr<exchanger_type> m_exchanger;
   bool m_overlap;
   BoundaryTable m_boundaries;
-  T m_omega, m_omega_minus;
+  CollisionRates<T> m_rates;
   T m_force[3] = {0, 0, 0};
   std::vector<execution_space> m_spaces;
   field_type m_f[2];

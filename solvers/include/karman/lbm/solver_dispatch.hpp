@@ -55,15 +55,19 @@ std::unique_ptr<FlowSolver> with_features(const SolverSetup& setup) {
 }
 
 /// Definition of the entry point declared in solver_variant.hpp; each generated translation
-/// unit instantiates it for one (lattice, precision, layout), with every collision and pattern
-/// of variants.hpp.
+/// unit instantiates it for one (lattice, precision, layout), with every collision of
+/// variants.hpp defined for the lattice (the others are not compiled) and every pattern.
 template <class L, class T, class Layout>
 std::unique_ptr<FlowSolver> make_solver_variant(const SolverSetup& setup) {
-  return dispatch<Collisions>(setup.variant.collision, [&](auto collision) {
+  return dispatch<Collisions>(setup.variant.collision, [&](auto collision) -> std::unique_ptr<FlowSolver> {
     using Collision = tag_type<decltype(collision)>;
-    return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) {
-      return with_features<L, T, Layout, Collision, tag_type<decltype(pattern)>::value>(setup);
-    });
+    if constexpr (Collision::template defined_for<L>) {
+      return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) {
+        return with_features<L, T, Layout, Collision, tag_type<decltype(pattern)>::value>(setup);
+      });
+    } else {
+      throw Error(undefined_collision_message(Collision::name, L::name));
+    }
   });
 }
 

@@ -48,7 +48,7 @@ struct Variant {
   std::string lattice = "d2q9";      ///< d2q9 | d3q19 | d3q27
   std::string precision = "double";  ///< float | double | fp16s | fp16c
   std::string layout = "soa";        ///< aos | soa | csoa | disaggregated
-  std::string collision = "bgk";     ///< bgk | trt
+  std::string collision = "bgk";     ///< bgk | trt | mrt (d2q9, d3q19) | cm (d2q9, d3q27)
   std::string pattern = "ab";        ///< ab | aa
 };
 

@@ -124,8 +124,7 @@ class SparseSolver final : public SparseFlowSolver {
             [&](int x, int y, int z) { return sample.active(x, y, z); },
             [&](int x, int y, int z) { return sample.boundary(x, y, z); }, grouping),
         m_boundaries(setup.boundaries),
-        m_omega(T(setup.relaxation.omega)),
-        m_omega_minus(T(Collision::antisymmetric_rate(setup.relaxation))) {
+        m_rates(collision_rates<Collision, T>(setup.relaxation)) {
     for (int d = 0; d < 3; ++d) m_force[d] = T(setup.relaxation.force[d]);
     const GroupTable groups = m_grid.group_table();
     m_f[0] = field_type("karman::sparse_populations_a", groups, L::Q);
@@ -141,7 +140,7 @@ class SparseSolver final : public SparseFlowSolver {
   template <StepKind K, class Feat>
   StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type> kernel() const {
     StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type> k{
-        access<K, Feat>(), m_omega, m_omega_minus, {}};
+        access<K, Feat>(), m_rates, {}};
     for (int d = 0; d < 3; ++d) k.force[d] = m_force[d];
     return k;
   }
@@ -212,7 +211,7 @@ class SparseSolver final : public SparseFlowSolver {
 
   grid_type m_grid;
   BoundaryTable m_boundaries;
-  T m_omega, m_omega_minus;
+  CollisionRates<T> m_rates;
   T m_force[3] = {0, 0, 0};
   field_type m_f[2];
   Kokkos::View<flag_t*, MemorySpace> m_flags;
@@ -224,18 +223,23 @@ namespace detail {
 
 /// Definition of the entry point declared in sparse_solver_factory.hpp; each generated
 /// translation unit instantiates it for one (lattice, precision, layout), with every collision
-/// and pattern of variants.hpp, and the Guo force terms only for a case with a body force.
+/// of variants.hpp defined for the lattice and every pattern, and the Guo force terms only for
+/// a case with a body force.
 template <class L, class T, class Layout>
 std::unique_ptr<SparseFlowSolver> make_sparse_solver_variant(const SolverSetup& setup, BlockGrouping grouping) {
   const bool forced =
       setup.relaxation.force[0] != 0 || setup.relaxation.force[1] != 0 || setup.relaxation.force[2] != 0;
-  return dispatch<Collisions>(setup.variant.collision, [&](auto collision) {
+  return dispatch<Collisions>(setup.variant.collision, [&](auto collision) -> std::unique_ptr<SparseFlowSolver> {
     using Collision = tag_type<decltype(collision)>;
-    return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) -> std::unique_ptr<SparseFlowSolver> {
-      constexpr Pattern P = tag_type<decltype(pattern)>::value;
-      if (forced) return std::make_unique<SparseSolver<L, T, Layout, Collision, P, true>>(setup, grouping);
-      return std::make_unique<SparseSolver<L, T, Layout, Collision, P, false>>(setup, grouping);
-    });
+    if constexpr (Collision::template defined_for<L>) {
+      return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) -> std::unique_ptr<SparseFlowSolver> {
+        constexpr Pattern P = tag_type<decltype(pattern)>::value;
+        if (forced) return std::make_unique<SparseSolver<L, T, Layout, Collision, P, true>>(setup, grouping);
+        return std::make_unique<SparseSolver<L, T, Layout, Collision, P, false>>(setup, grouping);
+      });
+    } else {
+      throw Error(undefined_collision_message(Collision::name, L::name));
+    }
   });
 }
 

@@ -204,7 +204,7 @@ template <class L, class P, class Layout, class MemorySpace, class Collision, St
 struct StreamCollide {
   using T = compute_t<P>;
   PopulationAccess<L, P, Layout, MemorySpace, Kind, Feat, N> access;
-  T omega = 1, omega_minus = 1;
+  CollisionRates<T> rates;
   T force[3] = {0, 0, 0};
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
@@ -218,7 +218,7 @@ struct StreamCollide {
     access.load(v, fl, s, f);
     T rho, u[3];
     moments<L, T, Feat::forced>(f, force, rho, u);
-    Collision::template collide<L, T, Feat::forced>(f, rho, u, force, omega, omega_minus);
+    Collision::template collide<L, T, Feat::forced>(f, rho, u, force, rates);
     access.store(v, s, f);
   }
 };

@@ -102,7 +102,9 @@ using type_at_t = typename detail::TypeAt<I, List>::type;
 using Lattices = VariantList<detail::LatticeKind, D2Q9, D3Q19, D3Q27>;
 using Precisions = VariantList<detail::PrecisionKind, float, double, FP16S, FP16C>;
 using Layouts = VariantList<detail::LayoutKind, AoS, SoA, CSoADefault, Disaggregated>;
-using Collisions = VariantList<detail::CollisionKind, BGK, TRT>;
+/// Not every collision exists on every lattice (Collision::defined_for<L>): the solver units
+/// compile a collision only for its lattices and the factory refuses the other pairs.
+using Collisions = VariantList<detail::CollisionKind, BGK, TRT, MRT, CM>;
 using Patterns = VariantList<detail::PatternKind, PatternTag<Pattern::ab>, PatternTag<Pattern::aa>>;
 
 /// "a, b, c": the accepted names of a list, for messages.
@@ -148,6 +150,33 @@ inline int lattice_populations(std::string_view name) {
 /// Dimension of the lattice named `name`.
 inline int lattice_dimension(std::string_view name) {
   return dispatch<Lattices>(name, [](auto l) { return tag_type<decltype(l)>::D; });
+}
+/// Whether the collision named `collision` is defined for the lattice named `lattice`.
+inline bool collision_defined_for(std::string_view collision, std::string_view lattice) {
+  return dispatch<Lattices>(lattice, [&](auto l) {
+    return dispatch<Collisions>(
+        collision, [](auto c) { return tag_type<decltype(c)>::template defined_for<tag_type<decltype(l)>>; });
+  });
+}
+/// "bgk, trt, ...": the collisions defined for the lattice named `lattice`, for messages.
+inline std::string collisions_for(std::string_view lattice) {
+  std::string list;
+  for (const auto& c : Collisions::names())
+    if (collision_defined_for(c, lattice)) list += (list.empty() ? "" : ", ") + c;
+  return list;
+}
+/// Whether the collision named `collision` reads the bulk and higher-order rates.
+inline bool collision_has_moment_rates(std::string_view collision) {
+  return dispatch<Collisions>(collision, [](auto c) { return tag_type<decltype(c)>::moment_rates; });
+}
+/// The refusal of a collision on a lattice it is not defined for, naming the accepted ones.
+inline std::string undefined_collision_message(std::string_view collision, std::string_view lattice) {
+  return "collision '" + std::string(collision) + "' is not defined for lattice " + std::string(lattice) +
+         "; accepted for " + std::string(lattice) + ": " + collisions_for(lattice);
+}
+/// Throws karman::Error naming the collisions the lattice accepts unless `collision` is one.
+inline void require_collision_for(std::string_view collision, std::string_view lattice) {
+  if (!collision_defined_for(collision, lattice)) throw Error(undefined_collision_message(collision, lattice));
 }
 /// Bytes of one stored population of the precision named `name`.
 inline int precision_bytes(std::string_view name) {
