@@ -1,6 +1,6 @@
 #include "flag_word.hpp"
 
-#include <karman/lbm/solver.hpp>
+#include <karman/lbm/solver_core.hpp>
 
 #include <algorithm>
 #include <sstream>

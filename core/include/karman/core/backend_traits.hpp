@@ -22,6 +22,19 @@
 #define KARMAN_UNROLL
 #endif
 
+/// A kernel body compiled once per functor on CPU builds. Kokkos' OpenMP launch inlines a
+/// functor into both its serial and its parallel path, and a step launches one functor over
+/// ranges, voxel lists and bit masks (update_schedule.hpp): inlined, each body was optimised
+/// up to four times, most of a solver unit's compile time. One call per voxel costs little
+/// beside a scalar body of hundreds of instructions. GPU builds inline as always.
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL)
+#define KARMAN_KERNEL_BODY KOKKOS_INLINE_FUNCTION
+#elif defined(__GNUC__)
+#define KARMAN_KERNEL_BODY __attribute__((noinline))
+#else
+#define KARMAN_KERNEL_BODY
+#endif
+
 namespace karman {
 
 /// Defaults for an execution space: the CSoA chunk size that keeps one chunk of one component

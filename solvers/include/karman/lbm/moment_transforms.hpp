@@ -95,7 +95,7 @@ constexpr Fraction operator*(Fraction a, Fraction b) { return reduced(a.num * b.
 constexpr Fraction operator/(Fraction a, Fraction b) { return reduced(a.num * b.den, a.den * b.num); }
 
 /// c^e for c in {-1, 0, 1}, with 0^0 = 1.
-constexpr int power(int c, int e) { return e == 0 ? 1 : (e == 1 ? c : c * c); }
+KOKKOS_INLINE_FUNCTION constexpr int power(int c, int e) { return e == 0 ? 1 : (e == 1 ? c : c * c); }
 
 /// Q x Q matrix of doubles.
 template <int Q>

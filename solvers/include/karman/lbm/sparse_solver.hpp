@@ -14,7 +14,7 @@
 #include <karman/core/for_each_block.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/layouts.hpp>
-#include <karman/lbm/solver.hpp>
+#include <karman/lbm/solver_core.hpp>
 #include <karman/lbm/sparse_flow_solver.hpp>
 #include <karman/lbm/sparse_sample.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
@@ -43,14 +43,13 @@ struct SparseLayout<CSoA<Alpha>, Grid> {
   using type = typename Grid::block_layout;
 };
 
-/// One compiled variant on a block-sparse grid of one rank: lattice L, precision Prec
-/// (float or double), collision, pattern, and `Forced` for the Guo force terms.
-template <class L, class Prec, class Layout, class Collision, Pattern P, bool Forced,
-          class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
-class SparseSolver final : public SparseFlowSolver {
-  /// Kernel features of non-boundary blocks (no flag word, no boundary code) and of boundary blocks.
-  using BulkFeatures = Features<false, Forced>;
-  using BoundaryFeatures = Features<true, Forced>;
+/// Everything of a block-sparse solver that does not depend on its collision, pattern or
+/// force (runtime values here), instantiated once per (lattice, precision, layout) for every
+/// variant a unit compiles (as SolverCore for the dense box). SparseSolver derives from it and
+/// supplies update(), the launch of its stream-collide kernels.
+template <class L, class Prec, class Layout, class MemorySpace>
+class SparseSolverCore : public SparseFlowSolver {
+ protected:
   using T = compute_t<Prec>;
   using storage_type = storage_t<Prec>;
 
@@ -61,22 +60,10 @@ class SparseSolver final : public SparseFlowSolver {
   using field_type = Field<storage_type, layout_type, MemorySpace>;
   using execution_space = typename MemorySpace::execution_space;
 
-  /// Builds the grid of `setup`'s geometry with `grouping`, its flags and lattices, and sets
-  /// the initial equilibrium. Throws karman::Error for a box the grid refuses (a periodic
-  /// extent that is not a multiple of the block edge, no fluid voxel).
-  SparseSolver(const SolverSetup& setup, BlockGrouping grouping)
-      : SparseSolver(setup, SparseSample(setup, velocity_set<L>()), grouping) {}
-
   void advance(int n) override {
     for (int s = 0; s < n; ++s) {
-      if constexpr (P == Pattern::ab) {
-        step<StepKind::ab_pull>();
-        std::swap(m_f[0], m_f[1]);
-      } else if (m_steps % 2 == 0) {
-        step<StepKind::aa_odd>();
-      } else {
-        step<StepKind::aa_even>();
-      }
+      update(next_step());
+      if (m_pattern == Pattern::ab) std::swap(m_f[0], m_f[1]);
       ++m_steps;
     }
   }
@@ -86,9 +73,10 @@ class SparseSolver final : public SparseFlowSolver {
   MomentFields moments() override {
     MomentFields out{Kokkos::View<double*>("karman::rho", m_grid.voxel_count()),
                      Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", m_grid.voxel_count(), 3)};
-    if constexpr (P == Pattern::ab) {
+    const StepKind k = next_step();
+    if (k == StepKind::ab_pull) {
       compute_moments<StepKind::ab_pull>(out);
-    } else if (m_steps % 2 == 0) {
+    } else if (k == StepKind::aa_odd) {
       compute_moments<StepKind::aa_odd>(out);
     } else {
       compute_moments<StepKind::aa_even>(out);
@@ -103,13 +91,14 @@ class SparseSolver final : public SparseFlowSolver {
   std::int64_t boundary_block_count() const override { return m_grid.boundary_block_count(); }
   BlockGrouping grouping() const override { return m_grid.grouping(); }
   std::size_t population_bytes() const override {
-    return std::size_t(P == Pattern::ab ? 2 : 1) * std::size_t(m_f[0].view().extent(0)) * sizeof(storage_type);
+    return std::size_t(m_pattern == Pattern::ab ? 2 : 1) * std::size_t(m_f[0].view().extent(0)) * sizeof(storage_type);
   }
   std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(storage_type); }
   int populations() const override { return L::Q; }
   std::string description() const override {
-    return std::string(L::name) + "/" + VariantName<Prec>::value + "/" + Layout::name + "/" + Collision::name + "/" +
-           PatternTag<P>::name + "/sparse-" + std::string(name(m_grid.grouping()));
+    return std::string(L::name) + "/" + VariantName<Prec>::value + "/" + Layout::name + "/" + m_collision + "/" +
+           (m_pattern == Pattern::ab ? PatternTag<Pattern::ab>::name : PatternTag<Pattern::aa>::name) + "/sparse-" +
+           std::string(name(m_grid.grouping()));
   }
 
   /// The grid (for tests and output).
@@ -117,50 +106,61 @@ class SparseSolver final : public SparseFlowSolver {
   /// The population lattice the next step reads (for tests).
   const field_type& populations_field() const { return m_f[0]; }
 
+ protected:
+  /// Builds the grid of `setup`'s geometry with `grouping`, its flags and lattices, and sets
+  /// the initial equilibrium. Throws karman::Error for a box the grid refuses (a periodic
+  /// extent that is not a multiple of the block edge, no fluid voxel).
+  SparseSolverCore(const SolverSetup& setup, BlockGrouping grouping, Pattern pattern, bool forced,
+                   const char* collision)
+      : SparseSolverCore(setup, SparseSample(setup, velocity_set<L>()), grouping, pattern, forced, collision) {}
+
+  /// Runs the variant's kernels of one step of kind k over every block (SparseSolver::update).
+  virtual void update(StepKind k) const = 0;
+
+  template <StepKind K, class Feat>
+  PopulationAccess<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type> access() const {
+    return {m_f[0], m_pattern == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_grid.view()};
+  }
+
+  grid_type m_grid;
+  T m_force[3] = {0, 0, 0};
+
  private:
-  SparseSolver(const SolverSetup& setup, const SparseSample& sample, BlockGrouping grouping)
+  SparseSolverCore(const SolverSetup& setup, const SparseSample& sample, BlockGrouping grouping, Pattern pattern,
+                   bool forced, const char* collision)
       : m_grid(
             "karman::sparse_grid", setup.global, setup.periodic,
             [&](int x, int y, int z) { return sample.active(x, y, z); },
             [&](int x, int y, int z) { return sample.boundary(x, y, z); }, grouping),
-        m_boundaries(setup.boundaries),
-        m_rates(collision_rates<Collision, T>(setup.relaxation)) {
+        m_pattern(pattern),
+        m_forced(forced),
+        m_collision(collision),
+        m_boundaries(setup.boundaries) {
     for (int d = 0; d < 3; ++d) m_force[d] = T(setup.relaxation.force[d]);
     const GroupTable groups = m_grid.group_table();
     m_f[0] = field_type("karman::sparse_populations_a", groups, L::Q);
-    if constexpr (P == Pattern::ab) m_f[1] = field_type("karman::sparse_populations_b", groups, L::Q);
+    if (m_pattern == Pattern::ab) m_f[1] = field_type("karman::sparse_populations_b", groups, L::Q);
     initialize(sample);
   }
 
-  template <StepKind K, class Feat>
-  PopulationAccess<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type> access() const {
-    return {m_f[0], P == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_grid.view()};
-  }
-
-  template <StepKind K, class Feat>
-  StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type> kernel() const {
-    StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type> k{
-        access<K, Feat>(), m_rates, {}};
-    for (int d = 0; d < 3; ++d) k.force[d] = m_force[d];
-    return k;
-  }
-
-  /// Boundary blocks with flags, non-boundary blocks without, on one instance in that order.
-  /// As on the dense box every slot is read and written by one voxel within a step
-  /// (stream_collide.hpp), so the order does not change the result.
-  template <StepKind K>
-  void step() {
-    const execution_space space;
-    for_each<StreamCollideLaunch>("karman::sparse_stream_collide_boundary", m_grid, BlockSet::boundary, space,
-                                  kernel<K, BoundaryFeatures>());
-    for_each<StreamCollideLaunch>("karman::sparse_stream_collide_non_boundary", m_grid, BlockSet::non_boundary, space,
-                                  kernel<K, BulkFeatures>());
+  /// The kind of the next step: AB always pulls; AA alternates odd and even steps.
+  StepKind next_step() const {
+    if (m_pattern == Pattern::ab) return StepKind::ab_pull;
+    return m_steps % 2 == 0 ? StepKind::aa_odd : StepKind::aa_even;
   }
 
   template <StepKind K>
   void compute_moments(MomentFields& out) const {
-    Moments<L, Prec, layout_type, MemorySpace, K, BoundaryFeatures, neighbours_type> kernel{
-        access<K, BoundaryFeatures>(), out.rho, out.u, 0, {}};
+    if (m_forced) {
+      compute_moments<K, Features<true, true>>(out);
+    } else {
+      compute_moments<K, Features<true, false>>(out);
+    }
+  }
+  template <StepKind K, class Feat>
+  void compute_moments(MomentFields& out) const {
+    Moments<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type> kernel{
+        access<K, Feat>(), out.rho, out.u, 0, {}};
     for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
     const execution_space space;
     for_each("karman::sparse_moments", m_grid, BlockSet::all, space, kernel);
@@ -205,18 +205,77 @@ class SparseSolver final : public SparseFlowSolver {
             u.data(), n, 3));
     const execution_space space;
     for_each("karman::sparse_initialize", VoxelRange{0, index_t(n)}, space,
-             InitializeEquilibrium<L, Prec, field_type, MemorySpace>{m_f[0], rho_device, u_device, P == Pattern::aa});
+             InitializeEquilibrium<L, Prec, field_type, MemorySpace>{m_f[0], rho_device, u_device,
+                                                                     m_pattern == Pattern::aa});
     compat::fence(space, "karman::sparse_initialized");
   }
 
-  grid_type m_grid;
+  Pattern m_pattern;
+  bool m_forced;
+  std::string m_collision;
   BoundaryTable m_boundaries;
-  CollisionRates<T> m_rates;
-  T m_force[3] = {0, 0, 0};
   field_type m_f[2];
   Kokkos::View<flag_t*, MemorySpace> m_flags;
   index_t m_fluid_voxels = 0;
   std::int64_t m_steps = 0;
+};
+
+/// One compiled variant on a block-sparse grid of one rank: lattice L, precision Prec
+/// (float or double), collision, pattern, and `Forced` for the Guo force terms.
+template <class L, class Prec, class Layout, class Collision, Pattern P, bool Forced,
+          class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class SparseSolver final : public SparseSolverCore<L, Prec, Layout, MemorySpace> {
+  using Core = SparseSolverCore<L, Prec, Layout, MemorySpace>;
+  using typename Core::T;
+  /// Kernel features of non-boundary blocks (no flag word, no boundary code) and of boundary blocks.
+  using BulkFeatures = Features<false, Forced>;
+  using BoundaryFeatures = Features<true, Forced>;
+
+ public:
+  using typename Core::execution_space;
+  using typename Core::field_type;
+  using typename Core::grid_type;
+  using typename Core::layout_type;
+  using typename Core::neighbours_type;
+
+  /// Builds the grid of `setup`'s geometry with `grouping`, its flags and lattices, and sets
+  /// the initial equilibrium (SparseSolverCore).
+  SparseSolver(const SolverSetup& setup, BlockGrouping grouping)
+      : Core(setup, grouping, P, Forced, Collision::name), m_rates(collision_rates<Collision, T>(setup.relaxation)) {}
+
+ private:
+  template <StepKind K, class Feat>
+  StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type> kernel() const {
+    StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type> k{
+        this->template access<K, Feat>(), m_rates, {}};
+    for (int d = 0; d < 3; ++d) k.force[d] = this->m_force[d];
+    return k;
+  }
+
+  /// Boundary blocks with flags, non-boundary blocks without, on one instance in that order.
+  /// As on the dense box every slot is read and written by one voxel within a step
+  /// (stream_collide.hpp), so the order does not change the result.
+  template <StepKind K>
+  void launch() const {
+    const execution_space space;
+    for_each<StreamCollideLaunch>("karman::sparse_stream_collide_boundary", this->m_grid, BlockSet::boundary, space,
+                                  kernel<K, BoundaryFeatures>());
+    for_each<StreamCollideLaunch>("karman::sparse_stream_collide_non_boundary", this->m_grid, BlockSet::non_boundary,
+                                  space, kernel<K, BulkFeatures>());
+  }
+
+  /// Only the step kinds of pattern P are compiled: AB pulls, AA alternates odd and even.
+  void update(StepKind k) const override {
+    if constexpr (P == Pattern::ab) {
+      launch<StepKind::ab_pull>();
+    } else if (k == StepKind::aa_odd) {
+      launch<StepKind::aa_odd>();
+    } else {
+      launch<StepKind::aa_even>();
+    }
+  }
+
+  CollisionRates<T> m_rates;
 };
 
 namespace detail {

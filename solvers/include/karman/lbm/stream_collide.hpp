@@ -207,7 +207,7 @@ struct StreamCollide {
   CollisionRates<T> rates;
   T force[3] = {0, 0, 0};
 
-  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+  KARMAN_KERNEL_BODY void operator()(index_t v) const {
     flag_t fl = 0;
     if constexpr (Feat::flags) {
       fl = access.flags(v);
@@ -233,7 +233,7 @@ struct Moments {
   index_t first = 0;
   T force[3] = {0, 0, 0};
 
-  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+  KARMAN_KERNEL_BODY void operator()(index_t v) const {
     const index_t k = v - first;
     flag_t fl = 0;
     if constexpr (Feat::flags) {

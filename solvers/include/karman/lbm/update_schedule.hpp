@@ -43,6 +43,15 @@ constexpr bool is_bulk(flag_t fl) { return flags::kind(fl) == CellKind::fluid &&
 /// True when a voxel lets its tile run the bulk kernel: bulk, or solid (skipped by both kernels).
 constexpr bool bulk_or_solid(flag_t fl) { return is_bulk(fl) || flags::kind(fl) == CellKind::solid; }
 
+/// Kernel names of one launch site: `whole` when one kernel runs every voxel, `bulk` and
+/// `boundary` (the name + "_bulk" / "_boundary") when the schedule splits them. Built once
+/// per site, so a launch does not concatenate strings.
+struct KernelLabels {
+  std::string whole, bulk, boundary;
+  KernelLabels(const std::string& name) : whole(name), bulk(name + "_bulk"), boundary(name + "_boundary") {}
+  KernelLabels(const char* name) : KernelLabels(std::string(name)) {}
+};
+
 /// The bulk/boundary classification of one rank's voxels and the launches that follow it.
 template <class MemorySpace>
 class UpdateSchedule {
@@ -77,19 +86,19 @@ class UpdateSchedule {
 
   /// Runs `bulk(v)` on the bulk voxels of `range` and `boundary(v)` on its boundary voxels, one
   /// after the other on `space` (asynchronous). Without a classification `bulk` runs on every
-  /// voxel; fused, `boundary` does. Kernel names are `label` + "_bulk" / "_boundary".
+  /// voxel (named label.whole); fused, `boundary` does (label.boundary).
   /// Both kernels go to one instance: running the boundary kernel on a second one beside the
   /// bulk was measured no faster on the H100 (docs/performance.md §5) and cost two fences a step.
   template <class... Properties, class ExecutionSpace, class Bulk, class Boundary>
-  void run(const std::string& label, const VoxelRange& range, const ExecutionSpace& space, const Bulk& bulk,
+  void run(const KernelLabels& label, const VoxelRange& range, const ExecutionSpace& space, const Bulk& bulk,
            const Boundary& boundary) const {
     if (!m_classified) {
-      for_each<Properties...>(label, range, space, bulk);
+      for_each<Properties...>(label.whole, range, space, bulk);
     } else if (m_mode == Schedule::fused) {
-      for_each<Properties...>(label + "_boundary", range, space, boundary);
+      for_each<Properties...>(label.boundary, range, space, boundary);
     } else {
-      for_each<Properties...>(label + "_boundary", m_boundary, range, space, boundary);
-      for_each<Properties...>(label + "_bulk", range, m_bulk, space, bulk);
+      for_each<Properties...>(label.boundary, m_boundary, range, space, boundary);
+      for_each<Properties...>(label.bulk, range, m_bulk, space, bulk);
     }
   }
 

@@ -1,0 +1,482 @@
+#pragma once
+/// \file solver_core.hpp
+/// The dense LBM solver's state and host-side logic on one rank's slab, shared by every
+/// collision, pattern and force variant of one (lattice, precision, layout): population
+/// lattices, flags, walls, the time step with optional interior/shared overlap around the halo
+/// exchange (Meneghin & Mahmoud Fig. 4b; Karrer's MPI recipe), moments and checkpoints.
+/// Solver (solver.hpp) adds the stream-collide kernels of one variant. Keeping this code out
+/// of the variant halves what a solver unit compiles: it was instantiated for every
+/// (collision, pattern, force) of the unit.
+
+#include <karman/core/error.hpp>
+#include <karman/core/field.hpp>
+#include <karman/core/for_each.hpp>
+#include <karman/core/halo_plan.hpp>
+#include <karman/core/kokkos_compat.hpp>
+#include <karman/core/partition.hpp>
+#include <karman/lbm/flow_solver.hpp>
+#include <karman/lbm/pattern.hpp>
+#include <karman/lbm/solver_setup.hpp>
+#include <karman/lbm/stream_collide.hpp>
+#include <karman/lbm/update_schedule.hpp>
+#include <karman/lbm/variants.hpp>
+#include <karman/lbm/wall_slots.hpp>
+#if KARMAN_ENABLE_MPI
+#include <karman/comm/mpi_halo_exchanger.hpp>
+#endif
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace karman::lbm {
+
+/// Halo plans of lattice L for each step kind (which populations cross which slab face).
+template <class L>
+struct HaloPlans {
+  /// AB pull, on the source lattice before each step: post-collision populations leave through
+  /// the shared planes into the neighbours' halos.
+  static HaloPlan ab() {
+    return {{{Group::shared_hi, L::towards_upper(), Side::upper}, {Group::shared_lo, L::towards_lower(), Side::lower}},
+            {{Group::halo_lo, L::towards_upper(), Side::lower}, {Group::halo_hi, L::towards_lower(), Side::upper}}};
+  }
+  /// AA, before an odd step: the even step stored upward-moving populations in their opposite
+  /// (downward) slots, so the downward block of shared_hi goes up, and vice versa.
+  static HaloPlan aa_odd() {
+    return {{{Group::shared_hi, L::towards_lower(), Side::upper}, {Group::shared_lo, L::towards_upper(), Side::lower}},
+            {{Group::halo_lo, L::towards_lower(), Side::lower}, {Group::halo_hi, L::towards_upper(), Side::upper}}};
+  }
+  /// AA, before an even step: what the odd step wrote into the halo returns to its owner.
+  static HaloPlan aa_even() {
+    return {{{Group::halo_lo, L::towards_lower(), Side::lower}, {Group::halo_hi, L::towards_upper(), Side::upper}},
+            {{Group::shared_hi, L::towards_lower(), Side::upper}, {Group::shared_lo, L::towards_upper(), Side::lower}}};
+  }
+  /// The plan exchanged before a step of kind k.
+  static HaloPlan of(StepKind k) {
+    return k == StepKind::ab_pull ? ab() : k == StepKind::aa_odd ? aa_odd() : aa_even();
+  }
+};
+
+/// Builds the flag word of every local voxel (halo planes included) from a case's geometry.
+/// A population is blocked when its source voxel is solid, outside a non-periodic box, or
+/// enters an inlet/outlet voxel through its boundary face.
+std::vector<flag_t> build_flags(const SlabPartition& part, const SolverSetup& setup,
+                                const std::vector<std::array<int, 3>>& velocities);
+
+/// The cut links of `setup`'s curved body in this rank's slab (curved_wall.hpp), with the order
+/// of interpolation each link's neighbourhood allows. Throws karman::Error for a body that
+/// moves (interpolated bounce-back is implemented for walls at rest) or a q outside (0, 1].
+std::vector<WallLink> build_wall_links(const SlabPartition& part, const SolverSetup& setup,
+                                       const std::vector<std::array<int, 3>>& velocities);
+
+/// The populations of this rank's owned voxels that bounce off walls at rest through a solid
+/// voxel's slot (wall_slots.hpp), sorted by direction, then voxel; exactly those whose bit
+/// build_flags leaves clear for that reason.
+std::vector<WallSlot> build_wall_slots(const SlabPartition& part, const SolverSetup& setup,
+                                       const std::vector<std::array<int, 3>>& velocities);
+
+/// Velocity vectors of lattice L, for host-side setup code.
+template <class L>
+std::vector<std::array<int, 3>> velocity_set() {
+  std::vector<std::array<int, 3>> c(L::Q);
+  for (int i = 0; i < L::Q; ++i) c[i] = {L::c(i, 0), L::c(i, 1), L::c(i, 2)};
+  return c;
+}
+
+/// Fills a population lattice of precision P with the equilibrium of (rho, u), in slot i (AB)
+/// or in slot opposite(i) (AA, as after an even step), so the first step reads it as
+/// post-collision.
+template <class L, class P, class FieldType, class MemorySpace>
+struct InitializeEquilibrium {
+  FieldType f;
+  Kokkos::View<const double*, MemorySpace> rho;
+  Kokkos::View<const double**, Kokkos::LayoutRight, MemorySpace> u;
+  bool opposite_slots = false;
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+    using T = compute_t<P>;
+    const T uv[3] = {T(u(v, 0)), T(u(v, 1)), T(u(v, 2))};
+    for (int i = 0; i < L::Q; ++i) {
+      const int slot = opposite_slots ? L::opposite(i) : i;
+      f(v, slot) = encode_population<L, P>(equilibrium<L>(i, T(rho(v)), uv), slot);
+    }
+  }
+};
+
+/// Initial density and velocity of every local voxel (halo planes included), host arrays.
+void build_initial_state(const SlabPartition& part, const SolverSetup& setup, std::vector<double>& rho,
+                         std::vector<double>& u);
+
+/// Everything of a dense solver that does not depend on its collision, pattern or force
+/// (which are runtime values here): one instantiation per (lattice, precision, layout) serves
+/// every variant a unit compiles. Solver derives from it and supplies update(), the launch of
+/// its stream-collide kernels.
+template <class L, class Prec, class Layout, class MemorySpace>
+class SolverCore : public FlowSolver {
+ protected:
+  /// The arithmetic type of the kernels.
+  using T = compute_t<Prec>;
+  /// The type of a stored population.
+  using storage_type = storage_t<Prec>;
+
+ public:
+  using field_type = Field<storage_type, Layout, MemorySpace>;
+  using execution_space = typename MemorySpace::execution_space;
+  using exchanger_type = HaloExchanger<field_type>;
+
+  /// A caller's host buffer of (voxel, population) values, seen as a view; buffers from
+  /// operator new or std::vector are aligned for any storage type.
+  template <class Value>
+  using HostPopulations =
+      Kokkos::View<Value**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  void advance(int n) override {
+    for (int s = 0; s < n; ++s) {
+      const StepKind k = next_step();
+      fill_walls(k);
+      step(k);
+      if (m_pattern == Pattern::ab) std::swap(m_f[0], m_f[1]);
+      ++m_steps;
+    }
+  }
+
+  std::int64_t steps() const override { return m_steps; }
+
+  MomentFields moments() override {
+    const VoxelRange owned = m_part.owned();
+    MomentFields out{Kokkos::View<double*>("karman::rho", owned.size()),
+                     Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", owned.size(), 3)};
+    const StepKind k = next_step();
+    fill_walls(k);
+    if (m_exchanger) {
+      m_exchanger->start(m_f[0], HaloPlans<L>::of(k));
+      m_exchanger->finish();
+    }
+    if (k == StepKind::ab_pull) {
+      compute_moments<StepKind::ab_pull>(out);
+    } else if (k == StepKind::aa_odd) {
+      compute_moments<StepKind::aa_odd>(out);
+    } else {
+      compute_moments<StepKind::aa_even>(out);
+    }
+    return out;
+  }
+
+  double local_mass() override { return total_density(moments()); }
+
+  std::array<double, 3> body_force() override {
+    std::array<double, 3> force{0, 0, 0};
+    if (m_links.extent(0) == 0) return force;
+    fill_wall_links();
+    for (int d = 0; d < L::D; ++d) {
+      Kokkos::parallel_reduce("karman::momentum_exchange", Kokkos::RangePolicy<execution_space>(0, m_links.extent(0)),
+                              MomentumExchange<L, Prec, field_type, MemorySpace>{m_f[0], m_links, d}, force[d]);
+    }
+    return force;
+  }
+
+  std::size_t wall_links() const override { return m_links.extent(0); }
+
+  const SlabPartition& partition() const override { return m_part; }
+  std::size_t population_bytes() const override {
+    return std::size_t(m_pattern == Pattern::ab ? 2 : 1) * std::size_t(m_f[0].view().extent(0)) * sizeof(storage_type);
+  }
+  /// The bulk kernel's traffic: the boundary kernel's flag word (a few per cent of the voxels)
+  /// and the bulk bitmask (one bit a voxel) are left out.
+  std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(storage_type); }
+  int populations() const override { return L::Q; }
+  std::string description() const override {
+    return std::string(L::name) + "/" + VariantName<Prec>::value + "/" + Layout::name + "/" + m_collision + "/" +
+           (m_pattern == Pattern::ab ? PatternTag<Pattern::ab>::name : PatternTag<Pattern::aa>::name);
+  }
+
+#if KARMAN_ENABLE_MPI
+  bool uses_mpi() const override { return mpi_exchanger() != nullptr; }
+  comm::RankCommStats comm_stats() const override {
+    return mpi_exchanger() ? mpi_exchanger()->stats() : comm::RankCommStats{m_part.rank()};
+  }
+  bool gpu_aware() const override { return mpi_exchanger() && mpi_exchanger()->gpu_aware(); }
+  void reset_comm_stats() override {
+    if (auto* mpi = dynamic_cast<comm::MpiHaloExchanger<field_type>*>(m_exchanger.get())) mpi->reset_counters();
+  }
+#endif
+
+  /// The population lattice the next step reads (for tests and checkpoints).
+  const field_type& populations_field() const { return m_f[0]; }
+  /// Which voxels run the bulk and which the boundary kernel.
+  const UpdateSchedule<MemorySpace>& schedule() const { return m_schedule; }
+
+  /// Bytes of a stored population: checkpoints hold the storage words as they are (for FP16
+  /// precisions the shifted 16-bit words), so a restart continues bitwise.
+  int population_size() const override { return int(sizeof(storage_type)); }
+
+  bool populations_complete() const override { return m_pattern == Pattern::ab || m_steps % 2 == 0; }
+
+  void save_populations(std::byte* out) const override {
+    if (!populations_complete()) {
+      throw Error("karman::lbm::Solver::save_populations: AA step count " + std::to_string(m_steps) +
+                  " is odd; populations are complete in the owned voxels after an even number of steps");
+    }
+    const VoxelRange owned = m_part.owned();
+    Kokkos::View<storage_type**, Kokkos::LayoutRight, MemorySpace> packed("karman::saved_populations", owned.size(),
+                                                                          L::Q);
+    // AA keeps population i in slot opposite(i) after an even step (see initialize()).
+    const field_type f = m_f[0];
+    const bool opposite_slots = m_pattern == Pattern::aa;
+    Kokkos::parallel_for(
+        "karman::gather_populations", Kokkos::RangePolicy<execution_space>(0, owned.size()),
+        KOKKOS_LAMBDA(const index_t v) {
+          for (int i = 0; i < L::Q; ++i) packed(v, i) = f(owned.begin + v, opposite_slots ? L::opposite(i) : i);
+        });
+    Kokkos::deep_copy(HostPopulations<storage_type>(reinterpret_cast<storage_type*>(out), owned.size(), L::Q), packed);
+  }
+
+  void load_populations(const std::byte* in, std::int64_t steps) override {
+    if (m_pattern == Pattern::aa && steps % 2 != 0) {
+      throw Error("karman::lbm::Solver::load_populations: AA step count " + std::to_string(steps) +
+                  " is odd; accepted: even counts");
+    }
+    const VoxelRange owned = m_part.owned();
+    Kokkos::View<storage_type**, Kokkos::LayoutRight, MemorySpace> packed("karman::loaded_populations", owned.size(),
+                                                                          L::Q);
+    Kokkos::deep_copy(
+        packed, HostPopulations<const storage_type>(reinterpret_cast<const storage_type*>(in), owned.size(), L::Q));
+    const field_type f = m_f[0];
+    const bool opposite_slots = m_pattern == Pattern::aa;
+    Kokkos::parallel_for(
+        "karman::scatter_populations", Kokkos::RangePolicy<execution_space>(0, owned.size()),
+        KOKKOS_LAMBDA(const index_t v) {
+          for (int i = 0; i < L::Q; ++i) f(owned.begin + v, opposite_slots ? L::opposite(i) : i) = packed(v, i);
+        });
+    Kokkos::fence();
+    m_steps = steps;
+  }
+
+ protected:
+  /// Allocates the lattices and flags of `setup`'s slab and sets the initial equilibrium.
+  /// `exchanger` moves halos (null when the slab axis is neither periodic nor decomposed);
+  /// `forced` says whether the kernels add the Guo force terms; `collision` names the
+  /// collision for description().
+  SolverCore(const SolverSetup& setup, std::unique_ptr<exchanger_type> exchanger, Pattern pattern, bool forced,
+             const char* collision)
+      : m_part(setup.global, setup.rank, setup.ranks),
+        m_exchanger(std::move(exchanger)),
+        m_overlap(setup.overlap),
+        m_pattern(pattern),
+        m_forced(forced),
+        m_collision(collision),
+        m_boundaries(setup.boundaries),
+        m_spaces(compat::make_concurrent_instances<execution_space>(2)) {
+    for (int d = 0; d < 3; ++d) m_force[d] = T(setup.relaxation.force[d]);
+    m_f[0] = field_type("karman::populations_a", m_part.groups(), L::Q);
+    if (m_pattern == Pattern::ab) m_f[1] = field_type("karman::populations_b", m_part.groups(), L::Q);
+    // A box with no geometry is all fluid: flag words of zero, every voxel bulk.
+    m_flags = Kokkos::View<flag_t*, MemorySpace>("karman::flags", std::size_t(m_part.local_size()));
+    if (setup.geometry || !periodic_box(setup)) {
+      const auto host = build_flags(m_part, setup, velocity_set<L>());
+      Kokkos::deep_copy(m_flags,
+                        Kokkos::View<const flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                            host.data(), host.size()));
+      const int tile =
+          setup.schedule_tile > 0
+              ? setup.schedule_tile
+              : default_schedule_tile(int(sizeof(storage_type)), BackendTraits<execution_space>::transaction_bytes);
+      m_schedule = UpdateSchedule<MemorySpace>(host, m_part.owned(), tile, setup.schedule);
+      const auto slots = build_wall_slots(m_part, setup, velocity_set<L>());
+      m_wall_slots = Kokkos::View<WallSlot*, MemorySpace>("karman::wall_slots", slots.size());
+      Kokkos::deep_copy(m_wall_slots,
+                        Kokkos::View<const WallSlot*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                            slots.data(), slots.size()));
+    }
+    if (setup.curved_wall.id >= 0) set_wall_links(setup);
+    initialize(setup);
+  }
+
+  /// Runs the variant's bulk and boundary kernels of step kind k over `range` on `space`,
+  /// asynchronously (Solver::update).
+  virtual void update(StepKind k, const KernelLabels& label, const VoxelRange& range,
+                      const execution_space& space) const = 0;
+
+  /// Accessor of the populations as a step of kind K reads and writes them.
+  template <StepKind K, class Feat>
+  PopulationAccess<L, Prec, Layout, MemorySpace, K, Feat> access() const {
+    PopulationAccess<L, Prec, Layout, MemorySpace, K, Feat> a{m_f[0], m_pattern == Pattern::ab ? m_f[1] : m_f[0],
+                                                              m_flags, m_boundaries, m_part.local()};
+    a.origin[m_part.axis()] = m_part.owned_begin() - 1;
+    return a;
+  }
+
+  T m_force[3] = {0, 0, 0};
+
+ private:
+#if KARMAN_ENABLE_MPI
+  const comm::MpiHaloExchanger<field_type>* mpi_exchanger() const {
+    return dynamic_cast<const comm::MpiHaloExchanger<field_type>*>(m_exchanger.get());
+  }
+#endif
+
+  static bool periodic_box(const SolverSetup& setup) {
+    return setup.periodic[0] && setup.periodic[1] && setup.periodic[2];
+  }
+
+  /// The kind of the next step: AB always pulls; AA alternates odd and even steps.
+  StepKind next_step() const {
+    if (m_pattern == Pattern::ab) return StepKind::ab_pull;
+    return m_steps % 2 == 0 ? StepKind::aa_odd : StepKind::aa_even;
+  }
+
+  /// Uploads the cut links of the setup's curved body. The links are filled at the start of a
+  /// step from voxels next to x_f, which must be up to date without a halo exchange: one rank,
+  /// closed along the slab axis. AA is refused: its odd step pushes into solid slots.
+  void set_wall_links(const SolverSetup& setup) {
+    const std::string what =
+        std::string("curved walls (") + wall_interpolation_name(setup.curved_wall.interpolation) + ")";
+    if (m_pattern == Pattern::aa) throw Error("karman: " + what + " run with --pattern ab only; got --pattern aa");
+    if (m_exchanger) {
+      throw Error("karman: " + what + " run on one rank with a closed slab axis only; got " +
+                  std::to_string(m_part.ranks()) + " rank(s)" +
+                  (setup.periodic[m_part.axis()] ? " and a periodic slab axis" : ""));
+    }
+    const auto host = build_wall_links(m_part, setup, velocity_set<L>());
+    m_links = Kokkos::View<WallLink*, MemorySpace>("karman::wall_links", host.size());
+    Kokkos::deep_copy(m_links,
+                      Kokkos::View<const WallLink*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                          host.data(), host.size()));
+  }
+
+  /// What a step of kind k reads from walls, filled before it (and before moments).
+  void fill_walls(StepKind k) const {
+    if (k == StepKind::ab_pull) {
+      fill_wall_links();
+    } else if (k == StepKind::aa_odd) {
+      fill_wall_slots<StepKind::aa_odd>();
+    } else {
+      fill_wall_slots<StepKind::aa_even>();
+    }
+  }
+
+  /// Reflected populations of the cut links and bounced populations of the wall slots into the
+  /// lattice the next AB step reads (curved_wall.hpp, wall_slots.hpp); idempotent, so moments
+  /// and forces may call it between steps.
+  void fill_wall_links() const {
+    fill_wall_slots<StepKind::ab_pull>();
+    if (m_links.extent(0) == 0) return;
+    const execution_space in_order;
+    Kokkos::parallel_for("karman::fill_wall_links",
+                         Kokkos::RangePolicy<execution_space>(in_order, 0, m_links.extent(0)),
+                         FillWallLinks<L, Prec, field_type, MemorySpace>{m_f[0], m_links});
+    fence_before_overlapped_step(in_order);
+  }
+
+  /// Bounced populations of walls at rest where a step of kind K reads them (wall_slots.hpp);
+  /// idempotent.
+  template <StepKind K>
+  void fill_wall_slots() const {
+    if (m_wall_slots.extent(0) == 0) return;
+    const execution_space in_order;
+    Kokkos::parallel_for("karman::fill_wall_slots",
+                         Kokkos::RangePolicy<execution_space>(in_order, 0, m_wall_slots.extent(0)),
+                         FillWallSlots<L, K, field_type, MemorySpace>{m_f[0], m_wall_slots, m_part.local()});
+    fence_before_overlapped_step(in_order);
+  }
+
+  /// An overlapped step runs its kernels on other instances (step()), which nothing orders
+  /// after work on the default one.
+  void fence_before_overlapped_step(const execution_space& in_order) const {
+    if (m_exchanger && m_overlap) compat::fence(in_order, "karman::wall_slots_filled");
+  }
+
+  /// One step of kind k: exchange, then the kernels over owned voxels, interior first when
+  /// overlapping. Without overlap everything goes to the default instance, where the local
+  /// periodic exchanger also copies: the copies, the kernels and the next step's copies are
+  /// ordered by the instance alone, so a step needs no host synchronisation (on CUDA the
+  /// instances of m_spaces are other streams, which nothing would order against the copies).
+  void step(StepKind k) {
+    const execution_space in_order;
+    if (m_exchanger) {
+      Kokkos::Profiling::pushRegion("karman::halo_start");
+      m_exchanger->start(m_f[0], HaloPlans<L>::of(k));
+      Kokkos::Profiling::popRegion();
+    }
+    if (!m_exchanger || !m_overlap) {
+      if (m_exchanger) {
+        Kokkos::Profiling::pushRegion("karman::halo_finish");
+        m_exchanger->finish();
+        Kokkos::Profiling::popRegion();
+      }
+      update(k, m_owned_label, m_part.owned(), in_order);
+      return;
+    }
+    update(k, m_interior_label, m_part.group(Group::interior), m_spaces[0]);
+    Kokkos::Profiling::pushRegion("karman::halo_finish");
+    m_exchanger->finish();
+    // A local periodic exchanger's copies are on the default instance: the shared kernels on
+    // m_spaces[1] read what they wrote.
+    compat::fence(in_order, "karman::halo_copied");
+    Kokkos::Profiling::popRegion();
+    update(k, m_shared_lo_label, m_part.group(Group::shared_lo), m_spaces[1]);
+    update(k, m_shared_hi_label, m_part.group(Group::shared_hi), m_spaces[1]);
+    compat::fence(m_spaces[1], "karman::shared_done");
+    compat::fence(m_spaces[0], "karman::interior_done");
+  }
+
+  /// Moments of the owned voxels as a step of kind K would read them, halos exchanged.
+  template <StepKind K>
+  void compute_moments(MomentFields& out) const {
+    if (m_forced) {
+      compute_moments<K, Features<true, true>>(out);
+    } else {
+      compute_moments<K, Features<true, false>>(out);
+    }
+  }
+  template <StepKind K, class Feat>
+  void compute_moments(MomentFields& out) const {
+    Moments<L, Prec, Layout, MemorySpace, K, Feat> kernel{access<K, Feat>(), out.rho, out.u, m_part.owned().begin, {}};
+    for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
+    // On the default instance, after the exchanger's copies (see step()).
+    const execution_space in_order;
+    for_each("karman::moments", m_part.owned(), in_order, kernel);
+    compat::fence(in_order, "karman::moments_done");
+  }
+
+  /// Equilibrium of the initial state, stored as post-collision values where the first step
+  /// reads them: AB in slot i, AA in slot opposite(i) (as after an even step).
+  void initialize(const SolverSetup& setup) {
+    std::vector<double> rho_host, u_host;
+    build_initial_state(m_part, setup, rho_host, u_host);
+    const std::size_t n = rho_host.size();
+    Kokkos::View<double*, MemorySpace> rho("karman::rho0", n);
+    Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> u("karman::u0", n, 3);
+    Kokkos::deep_copy(rho, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                               rho_host.data(), n));
+    Kokkos::deep_copy(
+        u,
+        Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            u_host.data(), n, 3));
+    for_each("karman::initialize", VoxelRange{0, index_t(n)}, m_spaces[0],
+             InitializeEquilibrium<L, Prec, field_type, MemorySpace>{m_f[0], rho, u, m_pattern == Pattern::aa});
+    compat::fence(m_spaces[0], "karman::initialized");
+  }
+
+  SlabPartition m_part;
+  std::unique_ptr<exchanger_type> m_exchanger;
+  bool m_overlap;
+  Pattern m_pattern;
+  bool m_forced;
+  std::string m_collision;
+  BoundaryTable m_boundaries;
+  std::vector<execution_space> m_spaces;
+  field_type m_f[2];
+  Kokkos::View<flag_t*, MemorySpace> m_flags;
+  Kokkos::View<WallLink*, MemorySpace> m_links;       ///< cut links of a curved body (curved_wall.hpp)
+  Kokkos::View<WallSlot*, MemorySpace> m_wall_slots;  ///< bounce-back through solid slots (wall_slots.hpp)
+  UpdateSchedule<MemorySpace> m_schedule;
+  std::int64_t m_steps = 0;
+  const KernelLabels m_owned_label{"karman::stream_collide"};
+  const KernelLabels m_interior_label{"karman::stream_collide_interior"};
+  const KernelLabels m_shared_lo_label{"karman::stream_collide_shared_lo"};
+  const KernelLabels m_shared_hi_label{"karman::stream_collide_shared_hi"};
+};
+
+}  // namespace karman::lbm
