@@ -1,6 +1,6 @@
 #pragma once
 /// \file checkpoint.hpp
-/// Checkpoints of a run and restarts from them (issue 11). A checkpoint of step S is the
+/// Checkpoints of a run and restarts from them. A checkpoint of step S is the
 /// directory <output>/checkpoints/step_<S, 12 digits>/ holding one file per rank
 /// (rank_<r>.h5, see karman/io/checkpoint_file.hpp) and manifest.json, which rank 0 writes last
 /// once every rank's file is on disk: a directory without a manifest is incomplete (a run killed

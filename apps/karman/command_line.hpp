@@ -1,6 +1,6 @@
 #pragma once
 /// \file command_line.hpp
-/// What CLI11 leaves to us (issue 11 item 8): `--config` after the subcommand, a misspelled
+/// What CLI11 leaves to us: `--config` after the subcommand, a misspelled
 /// subcommand answered with a suggestion, and a config file checked line by line before any
 /// option is applied (unknown sections and keys, duplicates, malformed lines, binary files).
 

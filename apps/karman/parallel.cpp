@@ -43,14 +43,11 @@ std::vector<double> Parallel::gather(const std::vector<double>& local) const {
   MPI_Gatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0, m_comm);
   return all;
 }
-
-void Parallel::barrier() const { MPI_Barrier(m_comm); }
 #else
 double Parallel::sum(double local) const { return local; }
 double Parallel::max(double local) const { return local; }
 unsigned Parallel::bitwise_or(unsigned local) const { return local; }
 std::vector<double> Parallel::gather(const std::vector<double>& local) const { return local; }
-void Parallel::barrier() const {}
 #endif
 
 }  // namespace karman::app

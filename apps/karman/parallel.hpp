@@ -41,8 +41,6 @@ class Parallel {
   unsigned bitwise_or(unsigned local) const;
   /// Concatenation in rank order of every rank's `local`, on rank 0 (empty elsewhere).
   std::vector<double> gather(const std::vector<double>& local) const;
-  /// Waits for every rank.
-  void barrier() const;
 
  private:
 #if KARMAN_ENABLE_MPI

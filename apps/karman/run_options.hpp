@@ -1,6 +1,6 @@
 #pragma once
 /// \file run_options.hpp
-/// Options every case subcommand shares (issue 4 item 5), registered once on each subcommand.
+/// Options every case subcommand shares, registered once on each subcommand.
 
 #include <karman/lbm/solver_setup.hpp>
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Plots the multi-GPU studies written by run_gpu_studies.sh (one summary.json per line):
-layout.jsonl -> layout.png (MLUPS vs cube size per exchange variant, seed 000 Fig. 6),
+layout.jsonl -> layout.png (MLUPS vs cube size per exchange variant, Meneghin & Mahmoud Fig. 6),
 strong.jsonl -> strong.png (speedup vs GPUs, Fig. 7), weak.jsonl -> weak.png (efficiency vs GPUs).
 Usage: plot_scaling.py DIR  (reads DIR/*.jsonl, writes DIR/*.png, prints the tables as Markdown)."""
 import json

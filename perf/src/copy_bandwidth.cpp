@@ -24,7 +24,7 @@ using memory_space = Kokkos::DefaultExecutionSpace::memory_space;
 
 /// Copy of `Unroll` packets per work item, item i touching i, i + stride, ...: each warp's
 /// accesses stay coalesced while every thread keeps Unroll independent loads in flight before
-/// its first store (METHOD.md: bytes in flight is what saturates HBM).
+/// its first store (bytes in flight is what saturates HBM).
 template <int Unroll>
 struct PacketCopy {
   Kokkos::View<const Packet16*, memory_space> src;
@@ -48,7 +48,7 @@ struct FloatCopy {
   KOKKOS_INLINE_FUNCTION void operator()(index_t i) const { dst(i) = src(i); }
 };
 
-/// Source values that differ per packet (never time on zeros: METHOD.md).
+/// Source values that differ per packet (never time on zeros).
 struct FillSource {
   Kokkos::View<Packet16*, memory_space> v;
   KOKKOS_INLINE_FUNCTION void operator()(index_t i) const { v(i) = Packet16{double(i), -0.5 * double(i)}; }

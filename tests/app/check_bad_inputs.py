@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Bad input, table-driven (issue 11 items 5, 6 and 8): each command line or config file below must
+"""Bad input, table-driven: each command line or config file below must
 end karman with a non-zero exit, exactly one error line carrying the expected words, no stack
 trace, and an output directory that is absent afterwards (or, where it existed, untouched).
 Usage: check_bad_inputs.py KARMAN"""

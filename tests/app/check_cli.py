@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Drives the karman executable as a user would: help and version, a short run of every case with
-its output files, a --config file, and bad input (issue 4 item 6: non-zero exit, a one-line message
+its output files, a --config file, and bad input (non-zero exit, a one-line message
 naming the value, no crash, no partial files)."""
 import json
 import os

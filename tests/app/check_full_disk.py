@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A disk that fills during a run (issue 11 item 7): on a small tmpfs, field and checkpoint writes
+"""A disk that fills during a run: on a small tmpfs, field and checkpoint writes
 of 1 and 2 ranks fail with one clear line and a non-zero exit on every rank within the time
 limit (no hang in a collective close), the earlier files stay intact, and no temporary file or
 incomplete checkpoint is left. Mounting needs root: elsewhere the test reports itself skipped

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs every command line of the README's "Quick start" and "Long runs" sections as a newcomer
-would type them (issue 11 item 9), at small sizes: `karman` is the built executable, sizes, step
+would type them , at small sizes: `karman` is the built executable, sizes, step
 counts and Reynolds numbers are scaled down, everything else (options, output layout, mpirun lines
 with their environment) is kept. A line the README shows must exit 0 (a restart line continues the
 run before it)."""

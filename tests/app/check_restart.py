@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checkpoint and restart as a user on a shared machine meets them (issue 11): a run killed with
+"""Checkpoint and restart as a user on a shared machine meets them: a run killed with
 SIGKILL after a checkpoint continues with --restart latest to bitwise the same fields and step
 count as an uninterrupted run (1 and 3 ranks, AB and AA, and onto another rank count, layout and
 pattern); SIGTERM writes a checkpoint and exits 143 with a restart hint; a corrupted or truncated

@@ -1,4 +1,4 @@
-// Slab decomposition over the ranks of the run (issue 5 item 1): each rank's slab is the
+// Slab decomposition over the ranks of the run: each rank's slab is the
 // SlabPartition of its rank, neighbours follow the end conditions, and errors that one rank
 // finds during setup become the same error on every rank.
 #include "mpi_test.hpp"

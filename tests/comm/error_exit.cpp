@@ -1,5 +1,5 @@
-// The error path of a karman run under mpirun (issue 5 tests: "a rank that hits bad input or an
-// error makes every rank exit non-zero with one clear message; no hang"), driven by
+// The error path of a karman run under mpirun (a rank that hits bad input or an
+// error makes every rank exit non-zero with one clear message; no hang), driven by
 // run_error_exit.cmake:
 //   error_exit abort <dir>       the last rank throws inside the time loop while the others wait
 //                                for it in MPI: abort_all must end them all;

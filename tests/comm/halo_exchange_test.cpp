@@ -1,4 +1,4 @@
-// Halo correctness of MpiHaloExchanger (issue 5 item 2; seed 000 §VI-A): on every layout, for
+// Halo correctness of MpiHaloExchanger (Meneghin & Mahmoud §VI-A): on every layout, for
 // D2Q9, D3Q19 and D3Q27, wall and periodic ends, with uneven slabs, every received component of
 // every halo voxel holds exactly the neighbour's value, nothing else changes, and the AA plans
 // return halo values to their owners without touching the components they leave alone.
@@ -50,7 +50,7 @@ void check_lattice() {
 
 TYPED_TEST(HaloExchangeTest, D2Q9HaloHoldsNeighbourValues) { check_lattice<TypeParam, test::D2Q9>(); }
 
-/// --halo-pack (the classical "SoA + pack" of seed 000 Fig. 6): the same values arrive, in one
+/// --halo-pack (the classical "SoA + pack" of Meneghin & Mahmoud Fig. 6): the same values arrive, in one
 /// message per neighbour carrying only the crossing populations, whatever the layout.
 template <class Layout>
 void check_pack_always() {

@@ -1,4 +1,4 @@
-// Messages and values each rank sends and receives per exchange equal seed 000 Table III, for
+// Messages and values each rank sends and receives per exchange equal Meneghin & Mahmoud Table III, for
 // D2Q9, D3Q19 and D3Q27 and every layout, on end ranks (one neighbour) and middle ranks (two):
 // α counts the sends of a rank with two neighbours (one per neighbour for AoS and
 // Disaggregated), β the values in them, s the voxels of one plane.

@@ -1,4 +1,4 @@
-// Properties of every layout mapping (issue 3 §8): bijection onto the storage, contiguous
+// Properties of every layout mapping: bijection onto the storage, contiguous
 // messaging blocks, unit stride along voxels where the layout promises it.
 #include <karman/core/field.hpp>
 #include <karman/core/layouts.hpp>

@@ -1,4 +1,4 @@
-// FlowSolver::save_populations / load_populations, the solver side of checkpoints (issue 11):
+// FlowSolver::save_populations / load_populations, the solver side of checkpoints:
 // a solver loaded with another's populations and step count continues bitwise as the original,
 // whatever the layout and pattern of either (the buffer is layout- and pattern-independent), in
 // float, double and the FP16 storage precisions (whose buffer holds the 16-bit words of f - w);

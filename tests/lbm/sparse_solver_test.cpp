@@ -1,4 +1,4 @@
-// Issue 13 item 3: the LBM on the block-sparse grid runs the dense solver's kernel, so the same
+// The LBM on the block-sparse grid runs the dense solver's kernel, so the same
 // case gives bitwise the same fields on both grids: a cavity with a moving lid, channels with
 // pressure and velocity inlets/outlets and with a body force, and a periodic sphere pack with
 // bounce-back on its solid voxels; D2Q9, D3Q19 and D3Q27, AB and AA after odd and even step

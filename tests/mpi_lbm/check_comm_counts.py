@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the "comm" object of a karman summary.json against seed 000 Table III.
+"""Checks the "comm" object of a karman summary.json against Meneghin & Mahmoud Table III.
 
 Table III gives, per lattice and layout, the messages (alpha) and values (beta) a rank with two
 neighbours sends per time step in total; a rank with one neighbour (an end rank between walls)
@@ -7,7 +7,7 @@ sends half of each. Values are populations and s is the number of voxels in one 
 the slab axis: (n + 2)^2 for the 3D cavity (slabs along z), n + 2 in 2D (slabs along y).
 
 With --halo-pack every layout packs each transfer into one buffer per neighbour (the classical
-"SoA + pack" of seed 000 Fig. 6): one message per neighbour carrying the crossing populations,
+"SoA + pack" of Meneghin & Mahmoud Fig. 6): one message per neighbour carrying the crossing populations,
 the Disaggregated row of Table III.
 
 Usage: check_comm_counts.py SUMMARY --ranks 3 --dim 3 --n 10 --steps 4 --lattice d3q19
@@ -20,7 +20,7 @@ import json
 import math
 import sys
 
-# seed 000 Table III: (alpha, beta / s) for a rank with two neighbours.
+# Meneghin & Mahmoud Table III: (alpha, beta / s) for a rank with two neighbours.
 TABLE_III = {
     "d2q9": {"aos": (2, 18), "soa": (6, 6), "disaggregated": (2, 6)},
     "d3q19": {"aos": (2, 38), "soa": (10, 10), "disaggregated": (2, 10)},

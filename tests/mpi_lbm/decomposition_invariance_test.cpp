@@ -1,7 +1,7 @@
-// Decomposition invariance (DESIGN.md invariants; issue 5 tests, bullet 1): a case decomposed
+// Decomposition invariance (DESIGN.md invariants): a case decomposed
 // into slabs over every rank of MPI_COMM_WORLD gives, after odd and even step counts, the same
 // bits in every owned voxel's rho and u as the single-rank run of the same setup, for every
-// layout, AB and AA, with the halo exchange overlapped with interior work (seed 000 Fig. 4b)
+// layout, AB and AA, with the halo exchange overlapped with interior work (Meneghin & Mahmoud Fig. 4b)
 // and not, in double and the FP16 storage precisions. Box sizes are chosen so that no rank
 // count from 2 to 4 divides the slab axis evenly (11 planes: slabs of 6+5, 4+4+3, 3+3+3+2, the
 // last leaving a slab with no interior).
@@ -25,7 +25,7 @@ using namespace karman;
 using namespace karman::lbm;
 
 /// Every case runs once per propagation pattern: AB (two lattices) and AA (one lattice, whose
-/// odd steps push into the halo and whose even steps need those values back, seed 003).
+/// odd steps push into the halo and whose even steps need those values back, Valero-Lara).
 class DecompositionInvariance : public test::MpiSolverTest, public ::testing::WithParamInterface<const char*> {};
 
 /// Planes along the slab axis of every box below: 2, 3 and 4 ranks all get uneven slabs.

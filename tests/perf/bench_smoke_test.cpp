@@ -40,7 +40,7 @@ BenchOptions tiny() {
 
 std::string temp_path(const std::string& name) { return ::testing::TempDir() + name; }
 
-/// The fields issue 6 requires of every record, with the JSON type each must have.
+/// The fields docs/performance.md documents for every record, with the JSON type each must have.
 const std::vector<std::pair<std::string, nlohmann::json::value_t>> required_fields = {
     {"lattice", nlohmann::json::value_t::string},
     {"precision", nlohmann::json::value_t::string},

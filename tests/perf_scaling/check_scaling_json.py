@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks the JSON of `mpirun -np N karman bench --scaling weak|strong`: one record per variant with
-the box grown (weak) or fixed (strong), every rank's line, and seed 000 Table III message counts
+the box grown (weak) or fixed (strong), every rank's line, and Meneghin & Mahmoud Table III message counts
 (disaggregated: one message per neighbour; soa: one per crossing population)."""
 import json
 import sys

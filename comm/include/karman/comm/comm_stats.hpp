@@ -1,8 +1,8 @@
 #pragma once
 /// \file comm_stats.hpp
-/// What the halo exchange did on each rank: messages and values per step (seed 000 Eq. 2 and
+/// What the halo exchange did on each rank: messages and values per step (Meneghin & Mahmoud Eq. 2 and
 /// Table III: α = messages, β = values), time spent exchanging, and how much of the messages'
-/// flight time ran behind other work (OCC, seed 000 Fig. 4b). Plain structs: the app writes
+/// flight time ran behind other work (OCC, Meneghin & Mahmoud Fig. 4b). Plain structs: the app writes
 /// the JSON.
 
 #include <mpi.h>
@@ -39,7 +39,7 @@ struct ExchangeCounters {
   }
 };
 
-/// One rank's line of the run summary; field names are the JSON keys of issue 5
+/// One rank's line of the run summary; field names are its JSON keys
 /// ("per_rank": [{"rank", "neighbours", "messages_sent_per_step", ...}]).
 struct RankCommStats {
   int rank = 0;                           ///< rank in the communicator

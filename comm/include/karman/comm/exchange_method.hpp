@@ -1,7 +1,7 @@
 #pragma once
 /// \file exchange_method.hpp
 /// How a halo transfer of a given layout becomes MPI messages, chosen at compile time from the
-/// layout (seed 000 §VI-A.2, Table III): the counts the benchmark compares come from here.
+/// layout (Meneghin & Mahmoud §VI-A.2, Table III): the counts the benchmark compares come from here.
 
 #include <karman/core/layouts.hpp>
 

@@ -1,7 +1,7 @@
 #pragma once
 /// \file halo_pack.hpp
 /// Gather and scatter kernels between a field and a contiguous message buffer, written once
-/// against the field accessor so they serve every layout (seed 001's MPI recipe: "pack buffers
+/// against the field accessor so they serve every layout (Karrer's MPI recipe: "pack buffers
 /// and ISend them"). Functors, not lambdas: CUDA forbids extended lambdas in private members.
 
 #include <karman/core/extents.hpp>

@@ -1,10 +1,10 @@
 #pragma once
 /// \file mpi_halo_exchanger.hpp
-/// A HaloPlan carried out with non-blocking MPI between slab neighbours (seed 000 §VI-A, Fig. 4b;
-/// seed 001's MPI recipe): start() posts every receive, then every send, and returns, so the
+/// A HaloPlan carried out with non-blocking MPI between slab neighbours (Meneghin & Mahmoud §VI-A, Fig. 4b;
+/// Karrer's MPI recipe): start() posts every receive, then every send, and returns, so the
 /// caller computes interior voxels while messages fly; finish() waits and completes the copies
 /// back. How a transfer becomes messages depends on the layout, at compile time
-/// (karman/comm/exchange_method.hpp); the counts that follow are seed 000 Table III's.
+/// (karman/comm/exchange_method.hpp); the counts that follow are Meneghin & Mahmoud Table III's.
 
 #include <karman/comm/comm_stats.hpp>
 #include <karman/comm/device_memory.hpp>
@@ -77,7 +77,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   /// Collective over the decomposition's communicator (duplicated, so these messages never
   /// match anyone else's). Device copies and pack kernels run on `space`. `pack_always` packs
   /// every transfer into one buffer whatever the layout: the classical "SoA + pack" exchange
-  /// that seed 000 Fig. 6 compares the disaggregated layout with.
+  /// that Meneghin & Mahmoud Fig. 6 compares the disaggregated layout with.
   explicit MpiHaloExchanger(const SlabDecomposition& decomposition, GpuAwareMode gpu_aware = GpuAwareMode::automatic,
                             execution_space space = execution_space(), bool pack_always = false)
       : m_pack_always(pack_always),
@@ -172,8 +172,6 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
 
   /// True when device pointers are handed to MPI directly (device memory and GPU-aware MPI).
   bool gpu_aware() const { return m_gpu_aware; }
-  /// True when device data goes through the pinned host mirror.
-  bool staged() const { return m_staged; }
   /// How transfers become messages in this exchanger (packed when asked to pack always).
   ExchangeMethod effective_method() const { return m_pack_always ? ExchangeMethod::packed : method; }
   /// Sides with a neighbour (0, 1 or 2).

@@ -1,7 +1,7 @@
 #pragma once
 /// \file slab_decomposition.hpp
 /// The global box cut into slabs along its slowest axis, one per rank, and who each rank's
-/// neighbours are (seed 000 §VI-A: 1D partitioning, at most two neighbours per partition).
+/// neighbours are (Meneghin & Mahmoud §VI-A: 1D partitioning, at most two neighbours per partition).
 
 #include <karman/core/extents.hpp>
 #include <karman/core/halo_plan.hpp>

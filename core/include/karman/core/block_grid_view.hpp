@@ -13,7 +13,7 @@
 
 namespace karman {
 
-/// Block index type of the neighbour table (seed 000 Table II's s_i, 4 bytes).
+/// Block index type of the neighbour table (Meneghin & Mahmoud Table II's s_i, 4 bytes).
 using block_index_t = std::int32_t;
 
 /// Entry of the neighbour-block table for a block that is not stored (all its voxels inactive,

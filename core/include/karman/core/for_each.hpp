@@ -1,7 +1,7 @@
 #pragma once
 /// \file for_each.hpp
 /// Launch a functor over one group (or any voxel range) on one execution-space instance, so a
-/// time step can run interior and shared voxels as separate kernels (seed 000 Fig. 4b).
+/// time step can run interior and shared voxels as separate kernels (Meneghin & Mahmoud Fig. 4b).
 
 #include <karman/core/group.hpp>
 #include <karman/core/partition.hpp>
@@ -18,7 +18,7 @@ namespace karman {
 /// The launch is hinted light-weight: on CUDA the functor then travels as a kernel argument
 /// (up to 4 KiB) instead of through Kokkos' constant-memory buffer, which a functor over
 /// 512 bytes gets by default and which the host must not overwrite while the previous kernel
-/// still reads it. Measured on the H100 (issue 6, docs/performance.md): back-to-back launches
+/// still reads it. Measured on the H100 (docs/performance.md): back-to-back launches
 /// of the D3Q19 kernel (a 616-byte functor) ran 2 to 4% faster, of D2Q9 3%. Other backends
 /// ignore the hint.
 template <class... Properties, class ExecutionSpace, class Functor>

@@ -1,6 +1,6 @@
 #pragma once
 /// \file group.hpp
-/// Voxel groups of a dense partition, in memory order (seed 000 §III, Fig. 5b):
+/// Voxel groups of a dense partition, in memory order (Meneghin & Mahmoud §III, Fig. 5b):
 /// halo_lo | shared_lo | interior | shared_hi | halo_hi.
 
 #include <karman/core/extents.hpp>

@@ -2,7 +2,7 @@
 /// \file halo_plan.hpp
 /// What one halo exchange moves, independent of how (MPI, or a local copy for a periodic
 /// single rank): blocks named by (group, component range) and the neighbour along the slab
-/// axis. With the Disaggregated layout each transfer is one contiguous block (seed 000 §III).
+/// axis. With the Disaggregated layout each transfer is one contiguous block (Meneghin & Mahmoud §III).
 
 #include <karman/core/group.hpp>
 

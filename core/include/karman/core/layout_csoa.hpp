@@ -1,6 +1,6 @@
 #pragma once
 /// \file layout_csoa.hpp
-/// Chunked SoA (seed 002 Eq. 9): the components of Alpha consecutive voxels are stored
+/// Chunked SoA (Chen et al. Eq. 9): the components of Alpha consecutive voxels are stored
 /// together, SoA inside the chunk, so a warp reads Alpha consecutive values of one component
 /// while a voxel's components stay within Alpha * Q elements of each other.
 

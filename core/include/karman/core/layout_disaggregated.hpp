@@ -1,9 +1,9 @@
 #pragma once
 /// \file layout_disaggregated.hpp
-/// Disaggregated SoA (seed 000 §III, Fig. 5b): the groups halo_lo | shared_lo | interior |
+/// Disaggregated SoA (Meneghin & Mahmoud §III, Fig. 5b): the groups halo_lo | shared_lo | interior |
 /// shared_hi | halo_hi follow one another, each laid out SoA over its own voxels. Any
 /// (group, component range) is then one contiguous block, so a neighbour exchange is one
-/// message per neighbour and direction with no packing (seed 000 Table III).
+/// message per neighbour and direction with no packing (Meneghin & Mahmoud Table III).
 
 #include <karman/core/group.hpp>
 #include <karman/core/memory_block.hpp>

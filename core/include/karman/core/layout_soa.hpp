@@ -1,7 +1,7 @@
 #pragma once
 /// \file layout_soa.hpp
 /// Structure of arrays over the whole partition: coalesced on GPUs, but a neighbour exchange
-/// needs one message per component (seed 000 Table III).
+/// needs one message per component (Meneghin & Mahmoud Table III).
 
 #include <karman/core/group.hpp>
 #include <karman/core/memory_block.hpp>

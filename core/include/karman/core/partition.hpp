@@ -1,7 +1,7 @@
 #pragma once
 /// \file partition.hpp
 /// The part of a global box one rank owns, cut into slabs along the slowest axis with a
-/// halo of width 1 (the LBM stencil radius) on each side (seed 000 §III, §VI-A).
+/// halo of width 1 (the LBM stencil radius) on each side (Meneghin & Mahmoud §III, §VI-A).
 
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 /// \file bench_command.hpp
-/// The `karman bench` subcommand (issue 6): registers its options and runs run_bench when
+/// The `karman bench` subcommand: registers its options and runs run_bench when
 /// the command line names it.
 
 #include <CLI/CLI.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 /// \file scaling_bench.hpp
-/// `karman bench --scaling weak|strong` under mpirun (issue 5 item 6): the periodic box of
+/// `karman bench --scaling weak|strong` under mpirun: the periodic box of
 /// `karman bench`, cut into slabs over the ranks, with the halo exchange overlapped (or not);
 /// reports MLUPS per rank and in total, exchange time and how much of it was hidden.
 

@@ -6,7 +6,7 @@
 /// down, then x), each component in {-1, 0, +1}. Two things follow for free:
 ///  - populations moving towards the lower neighbour (c_slab < 0) come first, those staying
 ///    in the plane next, those moving up last, so what crosses a slab boundary is one
-///    contiguous component range (seed 000 §III, the Disaggregated send/receive blocks);
+///    contiguous component range (Meneghin & Mahmoud §III, the Disaggregated send/receive blocks);
 ///  - the list is point-symmetric, so opposite(i) = Q - 1 - i and the rest population is the
 ///    middle one.
 

@@ -1,6 +1,6 @@
 #pragma once
 /// \file sparse_solver.hpp
-/// The LBM on a block-sparse grid (issue 13 item 3; Meneghin & Mahmoud §IV, Table II): the
+/// The LBM on a block-sparse grid (Meneghin & Mahmoud §IV, Table II): the
 /// dense solver's stream-collide kernel (stream_collide.hpp) on BlockNeighbours, boundary
 /// blocks run with flags and boundary code, non-boundary blocks with neither. Every voxel
 /// computes exactly what it computes on the dense box, so both grids give bitwise the same

@@ -1,6 +1,6 @@
 #pragma once
 /// \file stream_collide.hpp
-/// The one fused stream-collide kernel (seed 004 Alg. 1; seed 001 "fused pull"), templated on
+/// The one fused stream-collide kernel (Tomczak Alg. 1; Karrer "fused pull"), templated on
 /// lattice, precision, layout, collision, step kind and the features a case needs. Layout,
 /// lattice and precision are compile-time: the hot loop has no runtime switch on them.
 ///
@@ -8,7 +8,7 @@
 ///  - ab_pull: two lattices; read the neighbours' post-collision values (f_i from x - c_i),
 ///    collide, write the own voxel of the other lattice.
 ///  - aa_odd / aa_even: one lattice updated in place (the AA pattern, Bailey et al. 2009; the
-///    one-lattice idea of seed 003): the even step reads and writes its own voxel only
+///    one-lattice idea of Valero-Lara): the even step reads and writes its own voxel only
 ///    (post-collision f_i stored in slot opposite(i)); the odd step reads slot opposite(i) of
 ///    x - c_i and writes slot i of x + c_i. Each memory slot is read and written by the same
 ///    voxel within a step, so no races, and half the memory of AB.
@@ -34,7 +34,7 @@ namespace karman::lbm {
 
 /// Launch bounds of the stream-collide kernel: at most 256 threads a block. The bound changes
 /// the compiler's register budget (D3Q19 float AB: 72 registers instead of 40, half the
-/// occupancy) and, measured over the 48-variant H100 sweep (issue 6, docs/performance.md),
+/// occupancy) and, measured over the 48-variant H100 sweep (docs/performance.md),
 /// made SoA and CSoA 1 to 3% faster, AoS double 10 to 16%, Disaggregated AA between -5% and
 /// +5%. CPU backends ignore it.
 using StreamCollideLaunch = Kokkos::LaunchBounds<256, 1>;

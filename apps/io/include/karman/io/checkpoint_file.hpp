@@ -1,6 +1,6 @@
 #pragma once
 /// \file checkpoint_file.hpp
-/// One rank's checkpoint file (issue 11): a slab of whole planes of the global box, each voxel a
+/// One rank's checkpoint file: a slab of whole planes of the global box, each voxel a
 /// record of `components` values (the populations), with the step, the run's configuration and
 /// a checksum; written atomically (temporary file, fsync, rename) so a reader sees a complete
 /// file or none. karman_io stays ignorant of lattices: the values are opaque bytes here.

@@ -1,7 +1,7 @@
 #pragma once
 /// \file sphere_pack.hpp
 /// Generated porous samples: random packs of overlapping spheres at a target porosity, seeded
-/// and reproducible (seed 004 §4: random and regular obstacles over a porosity sweep), and
+/// and reproducible (Tomczak §4: random and regular obstacles over a porosity sweep), and
 /// simple-cubic sphere arrays (the Zick & Homsy 1982 / Sangani & Acrivos 1982 geometry).
 
 #include <karman/core/geometry/shapes.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 /// \file cavity.hpp
-/// Lid-driven cavity (Ghia, Ghia, Shin 1982; seed 000 Appendix A): N fluid voxels per side
+/// Lid-driven cavity (Ghia, Ghia, Shin 1982; Meneghin & Mahmoud Appendix A): N fluid voxels per side
 /// inside a one-voxel wall ring, the lid (top y wall) moving along +x. Half-way bounce-back
 /// puts the walls half a voxel outside the outermost fluid voxels, so the cavity is N wide.
 
