@@ -146,7 +146,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ]
     if shutil.which("h5import"):
         bad += [(["--geometry", h5, "--dataset", "/image"], "no dataset of that name"),
-                (["--geometry", h5, "--dataset", "/segmented", "--dims", "16,16,8"], "dataset shape")]
+                (["--geometry", h5, "--dataset", "/segmented", "--dims", "16,16,8"], "the dataset is 16 x 16 x 16 voxels")]
     for args, words in bad:
         out = os.path.join(tmp, "refused")
         full = ["porous"] + args + ["--steps", "10", "--output", out]
