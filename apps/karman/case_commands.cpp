@@ -210,6 +210,7 @@ void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code) 
     });
   }
   add_cylinder_command(app, parallel, exit_code);
+  add_porous_command(app, parallel, exit_code);
 }
 
 }  // namespace karman::app

@@ -1,6 +1,6 @@
 #pragma once
 /// \file case_commands.hpp
-/// Registers the case subcommands (cavity, channel, taylor-green, cylinder) on the karman app.
+/// Registers the case subcommands (cavity, channel, taylor-green, cylinder, porous) on the karman app.
 
 #include "parallel.hpp"
 
@@ -14,5 +14,8 @@ void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code);
 
 /// Adds cylinder (cylinder_command.cpp), as add_case_commands does the others.
 void add_cylinder_command(CLI::App& app, const Parallel& parallel, int& exit_code);
+
+/// Adds porous (porous_command.cpp): flow through a porous sample on the block-sparse grid.
+void add_porous_command(CLI::App& app, const Parallel& parallel, int& exit_code);
 
 }  // namespace karman::app

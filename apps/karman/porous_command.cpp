@@ -1,0 +1,463 @@
+// `karman porous`: body-force-driven flow through a porous sample on the block-sparse solver
+// (docs/block_sparse.md), and the sample's permeability by Darcy's law. The sample is a random
+// sphere pack, a simple-cubic sphere array (Zick & Homsy 1982) or a voxel image file; every
+// check of the input (options, image file, dimensions, fluid path, output directory) comes
+// before the solver allocates, and the output directory is created only after them.
+#include "case_commands.hpp"
+#include "run_options.hpp"
+
+#include <karman/core/backend_traits.hpp>
+#include <karman/core/error.hpp>
+#include <karman/core/geometry/raw_image.hpp>
+#include <karman/core/geometry/sphere_pack.hpp>
+#include <karman/core/version.hpp>
+#include <karman/io/field_writer.hpp>
+#include <karman/io/json.hpp>
+#include <karman/io/output_directory.hpp>
+#include <karman/io/voxel_image_file.hpp>
+#include <karman/lbm/cases/porous.hpp>
+#include <karman/lbm/sparse_solver_factory.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace karman::app {
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+double seconds_since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
+
+/// Solid fraction of touching spheres in a simple-cubic array, pi / 6: beyond it the spheres
+/// overlap, which Zick & Homsy's table does not cover.
+constexpr double touching_fraction = 0.5235987755982988;
+
+/// Options of the command.
+struct PorousOptions {
+  int n = 64;  ///< sample edge of generated samples (the array's cell edge)
+  // Random sphere pack.
+  double porosity = 0.5;
+  std::uint64_t seed = 1;
+  double radius = 4;
+  // Simple-cubic array.
+  std::string array;
+  double solid_fraction = 0;
+  // Voxel image file.
+  std::string geometry;
+  std::vector<int> dims;
+  std::string dataset;
+  std::string encoding = "nonzero_is_solid";
+  double voxel_size = 1;
+  // Flow and numerics.
+  std::string sides = "periodic";
+  lbm::cases::PorousParams flow;
+  lbm::Variant variant{"d3q19", "double", "csoa", "trt", "ab"};
+  std::string grouping = "memory";
+  // Run.
+  long steps = 0;
+  double until_steady = 0;
+  long max_steps = 1000000;
+  long check_every = 100;
+  std::string output = "karman-output";
+  bool overwrite = false;
+  bool no_fields = false;
+  bool quiet = false;
+};
+
+/// The sample described by the options, read or generated; throws karman::Error for bad input.
+struct Sample {
+  std::shared_ptr<const geometry::VoxelImage> image;
+  std::string kind;  ///< random-pack | simple-cubic | file
+  nlohmann::json description;
+};
+
+bool is_hdf5(const std::string& path) {
+  auto ends = [&](const std::string& tail) {
+    return path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return ends(".h5") || ends(".hdf5") || ends(".hdf");
+}
+
+Sample make_sample(const PorousOptions& o) {
+  Sample s;
+  const auto encoding =
+      o.encoding == "zero_is_solid" ? geometry::VoxelEncoding::zero_is_solid : geometry::VoxelEncoding::nonzero_is_solid;
+  if (!o.geometry.empty()) {
+    std::optional<Extents> dims;
+    if (!o.dims.empty()) {
+      if (o.dims.size() != 3) {
+        throw Error("karman porous: --dims takes three extents NX,NY,NZ, got " + std::to_string(o.dims.size()));
+      }
+      dims = Extents{o.dims[0], o.dims[1], o.dims[2]};
+    }
+    geometry::VoxelImage image;
+    if (is_hdf5(o.geometry)) {
+      if (o.dataset.empty()) throw Error("karman porous: --geometry '" + o.geometry + "' is HDF5; give --dataset NAME");
+      image = io::read_hdf5_voxel_image({o.geometry, o.dataset, o.voxel_size, encoding, dims});
+    } else {
+      if (!dims) {
+        throw Error("karman porous: --geometry '" + o.geometry +
+                    "' is a raw file (no .h5/.hdf5 ending); give its --dims NX,NY,NZ");
+      }
+      image = geometry::read_raw_image({o.geometry, *dims, o.voxel_size, encoding});
+    }
+    s.kind = "file";
+    s.description = {{"file", o.geometry},          {"dataset", o.dataset}, {"encoding", o.encoding},
+                     {"voxel_size", o.voxel_size}};
+    s.image = std::make_shared<const geometry::VoxelImage>(std::move(image));
+    return s;
+  }
+  require_in_range("karman porous", "--n", o.n, 8, 1 << 12);
+  const Extents box{o.n, o.n, o.n};
+  if (!o.array.empty()) {
+    if (!(o.solid_fraction > 0 && o.solid_fraction <= touching_fraction)) {
+      char text[128];
+      std::snprintf(text, sizeof text, "karman porous: --solid-fraction %g out of range (0, %.4f] (touching spheres)",
+                    o.solid_fraction, touching_fraction);
+      throw Error(text);
+    }
+    auto pack = geometry::simple_cubic_array_at_porosity(box, o.n, 1.0 - o.solid_fraction, o.voxel_size);
+    s.kind = "simple-cubic";
+    s.description = {{"array", o.array},
+                     {"cell", o.n},
+                     {"solid_fraction_target", o.solid_fraction},
+                     {"solid_fraction", 1.0 - pack.porosity},
+                     {"sphere_voxel_radius", pack.spheres.empty() ? 0.0 : pack.spheres.front().radius}};
+    s.image = std::make_shared<const geometry::VoxelImage>(std::move(pack.image));
+    return s;
+  }
+  // The Darcy permeability of an empty box is infinite, so a pack needs some solid.
+  if (!(o.porosity >= 0.01 && o.porosity <= 0.99)) {
+    char text[96];
+    std::snprintf(text, sizeof text, "karman porous: --porosity %g out of range [0.01, 0.99]", o.porosity);
+    throw Error(text);
+  }
+  if (!(o.radius >= 1 && o.radius <= o.n / 2.0)) {
+    char text[128];
+    std::snprintf(text, sizeof text, "karman porous: --radius %g out of range [1, %g] (half of --n)", o.radius,
+                  o.n / 2.0);
+    throw Error(text);
+  }
+  geometry::RandomPackOptions pack_options;
+  pack_options.porosity = o.porosity;
+  pack_options.radius_min = pack_options.radius_max = o.radius;
+  pack_options.seed = o.seed;
+  pack_options.periodic = {true, o.sides == "periodic", o.sides == "periodic"};
+  pack_options.voxel_size = o.voxel_size;
+  auto pack = geometry::random_sphere_pack(box, pack_options);
+  s.kind = "random-pack";
+  s.description = {{"n", o.n},
+                   {"porosity_target", o.porosity},
+                   {"seed", o.seed},
+                   {"radius", o.radius},
+                   {"spheres", pack.spheres.size()}};
+  s.image = std::make_shared<const geometry::VoxelImage>(std::move(pack.image));
+  return s;
+}
+
+std::string format_duration(double s) {
+  char buf[32];
+  if (s < 120)
+    std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else if (s < 7200)
+    std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
+  return buf;
+}
+
+/// The density, velocity and a solid marker of every voxel of the box (x fastest), from the
+/// sparse solver's moments: voxels of blocks the grid does not store are solid.
+struct BoxFields {
+  std::vector<double> rho, u[3], solid;
+};
+
+BoxFields scatter_to_box(lbm::SparseFlowSolver& solver, const geometry::VoxelImage& image) {
+  const auto m = solver.moments();
+  const auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.rho);
+  const auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.u);
+  const Extents& e = image.extents;
+  const auto n = std::size_t(e.size());
+  BoxFields f;
+  f.rho.assign(n, 0.0);
+  f.solid.assign(n, 1.0);
+  for (auto& c : f.u) c.assign(n, 0.0);
+  for (int z = 0; z < e.nz; ++z)
+    for (int y = 0; y < e.ny; ++y)
+      for (int x = 0; x < e.nx; ++x) {
+        const auto k = std::size_t(e.index(x, y, z));
+        if (image.solid[k]) continue;
+        const index_t v = solver.voxel_index(x, y, z);
+        f.solid[k] = 0.0;
+        f.rho[k] = rho(v);
+        for (int d = 0; d < 3; ++d) f.u[d][k] = u(v, d);
+      }
+  return f;
+}
+
+/// Runs the case; returns the exit code.
+int run_porous(const PorousOptions& o, const Parallel& parallel) {
+  const auto t_setup = clock::now();
+  const std::filesystem::path dir = o.output;
+  // Everything that can fail on bad input, before anything is allocated or written.
+  if (parallel.size() > 1) throw Error("karman porous runs on one rank (the block-sparse grid is not decomposed yet)");
+  if (o.steps == 0 && o.until_steady == 0) throw Error("karman porous: give --steps S or --until-steady TOL");
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
+    throw Error("karman porous: --output '" + dir.string() + "' exists and is not a directory");
+  }
+  if (!o.overwrite) {
+    std::string earlier;
+    for (const auto& name : io::earlier_run_files(dir)) earlier += (earlier.empty() ? "" : ", ") + name;
+    if (!earlier.empty()) {
+      throw Error("karman porous: --output '" + dir.string() + "' holds an earlier run's files (" + earlier +
+                  "); give --overwrite to replace them or another --output");
+    }
+  }
+  lbm::cases::PorousParams flow = o.flow;
+  flow.periodic = {true, o.sides == "periodic", o.sides == "periodic"};
+  const Sample sample = make_sample(o);
+  const lbm::SolverSetup setup = lbm::cases::porous_setup(sample.image, flow, o.variant);
+  const auto grouping = o.grouping == "bitmask" ? BlockGrouping::bitmask : BlockGrouping::memory;
+
+  auto solver = lbm::make_sparse_solver(setup, grouping);
+  if (o.overwrite) io::remove_earlier_run_files(dir);
+  io::prepare_output_directory(dir);
+  const geometry::VoxelImage& image = *sample.image;
+  const Extents& e = image.extents;
+  const double voxels = double(e.size()), fluid = double(solver->fluid_voxels());
+  const double nu = lbm::cases::viscosity(flow);
+  std::printf("karman porous: %dx%dx%d voxels (%s, porosity %.4f, %lld stored blocks, %lld boundary), %s, %s\n", e.nx,
+              e.ny, e.nz, sample.kind.c_str(), image.porosity(), static_cast<long long>(solver->block_count()),
+              static_cast<long long>(solver->boundary_block_count()), solver->description().c_str(),
+              Kokkos::DefaultExecutionSpace::name());
+  std::printf("  tau %.6f, nu %.6g, force %.3g along x, %s %s\n", flow.tau, nu, flow.force,
+              o.steps > 0 ? "steps" : "until the superficial velocity changes by <",
+              o.steps > 0 ? std::to_string(o.steps).c_str() : std::to_string(o.until_steady).c_str());
+  std::fflush(stdout);
+
+  const long target = o.steps > 0 ? o.steps : o.max_steps;
+  double u_sum = 0, residual = INFINITY, compute_seconds = 0;
+  bool steady = false;
+  auto last_progress = clock::now();
+  const auto t_run = clock::now();
+  while (solver->steps() < target && !steady) {
+    const long step = long(solver->steps());
+    const long n = std::min(o.check_every - step % o.check_every, target - step);
+    const auto t0 = clock::now();
+    solver->advance(int(n));
+    Kokkos::fence();
+    compute_seconds += seconds_since(t0);
+    const double now = lbm::cases::velocity_sum(solver->moments());
+    if (!std::isfinite(now)) {
+      std::fprintf(stderr,
+                   "karman: error: karman porous: the solution diverged by step %lld (superficial velocity %g); "
+                   "lower --force or raise --tau\n",
+                   static_cast<long long>(solver->steps()), now / voxels);
+      return exit_diverged;
+    }
+    residual = now != 0 ? std::fabs(now - u_sum) / std::fabs(now) : INFINITY;
+    u_sum = now;
+    steady = o.until_steady > 0 && residual < o.until_steady;
+    const long done = long(solver->steps());
+    if (!o.quiet && (seconds_since(last_progress) > 2.0 || steady || done == target)) {
+      last_progress = clock::now();
+      const double mlups = fluid * double(done) / compute_seconds / 1e6;
+      const double k = lbm::cases::darcy_flow(u_sum, voxels, fluid, flow).permeability;
+      std::printf("  step %8ld  %9.1f MLUPS  k %.6g  change %.3e  %s %s\n", done, mlups, k, residual,
+                  o.steps > 0 ? "ETA" : "ETA <=",
+                  format_duration(compute_seconds / double(done) * double(target - done)).c_str());
+      std::fflush(stdout);
+    }
+  }
+  const double run_seconds = seconds_since(t_run);
+  const lbm::cases::DarcyFlow darcy = lbm::cases::darcy_flow(u_sum, voxels, fluid, flow);
+  const double mlups = compute_seconds > 0 ? fluid * double(solver->steps()) / compute_seconds / 1e6 : 0.0;
+
+  if (!o.no_fields) {
+    const BoxFields f = scatter_to_box(*solver, image);
+    const io::BoxGeometry box{e, {o.voxel_size, o.voxel_size, o.voxel_size}, {0, 0, 0}};
+    io::FieldWriter writer(dir, box, {"rho", "ux", "uy", "uz", "solid"});
+    io::FieldSlab slab{0, e.nz, {}};
+    slab.datasets.push_back({f.rho.data(), f.rho.size()});
+    for (const auto& c : f.u) slab.datasets.push_back({c.data(), c.size()});
+    slab.datasets.push_back({f.solid.data(), f.solid.size()});
+    writer.write(int(solver->steps()), double(solver->steps()), slab);
+  }
+
+  nlohmann::json summary;
+  summary["case"] = "porous";
+  summary["sample"] = sample.description;
+  summary["sample"]["kind"] = sample.kind;
+  summary["variant"] = {{"lattice", o.variant.lattice},
+                        {"precision", o.variant.precision},
+                        {"layout", o.variant.layout},
+                        {"pattern", o.variant.pattern},
+                        {"collision", o.variant.collision},
+                        {"grouping", o.grouping},
+                        {"trt_magic", setup.relaxation.trt_magic}};
+  summary["extents"] = {e.nx, e.ny, e.nz};
+  summary["sides"] = o.sides;
+  summary["tau"] = flow.tau;
+  summary["viscosity"] = nu;
+  summary["force"] = flow.force;
+  summary["steps_run"] = solver->steps();
+  summary["steady"] = steady;
+  summary["final_change"] = std::isfinite(residual) ? nlohmann::json(residual) : nlohmann::json(nullptr);
+  summary["porosity"] = darcy.porosity;
+  summary["superficial_velocity"] = darcy.superficial_velocity;
+  summary["interstitial_velocity"] = darcy.interstitial_velocity;
+  summary["permeability_lattice"] = darcy.permeability;
+  summary["permeability"] = darcy.permeability * o.voxel_size * o.voxel_size;
+  summary["permeability_unit"] = "voxel_size^2 (--voxel-size " + std::to_string(o.voxel_size) + ")";
+  // Reynolds number on the pore scale sqrt(k): Darcy's law holds for it well below 1.
+  summary["reynolds_sqrt_k"] = std::fabs(darcy.superficial_velocity) * std::sqrt(std::fabs(darcy.permeability)) / nu;
+  if (sample.kind == "simple-cubic") {
+    const double c = sample.description["solid_fraction"].get<double>();
+    const double a = lbm::cases::sphere_radius(o.n, c);
+    summary["simple_cubic"] = {{"solid_fraction", c},
+                               {"sphere_radius", a},
+                               {"permeability_over_a2", darcy.permeability / (a * a)},
+                               {"drag_K", lbm::cases::simple_cubic_drag(darcy, o.n, c)},
+                               {"drag_K_sangani_acrivos_series", lbm::cases::sangani_acrivos_drag(c)}};
+  }
+  summary["mlups"] = mlups;
+  summary["wall_seconds"] = run_seconds;
+  summary["setup_seconds"] = std::chrono::duration<double>(t_run - t_setup).count();
+  summary["grid"] = {{"blocks", solver->block_count()},
+                     {"boundary_blocks", solver->boundary_block_count()},
+                     {"stored_voxels", solver->voxel_count()},
+                     {"fluid_voxels", solver->fluid_voxels()},
+                     {"population_bytes", solver->population_bytes()},
+                     {"population_bytes_per_fluid_voxel", double(solver->population_bytes()) / fluid}};
+  const auto info = backend_info();
+  summary["backend"] = {{"kokkos_version", info.kokkos_version},
+                        {"execution_space", info.default_backend},
+                        {"device", info.device_name},
+                        {"concurrency", info.concurrency}};
+  summary["karman"] = {{"version", KARMAN_VERSION_STRING}, {"commit", KARMAN_GIT_COMMIT}};
+  io::write_json(dir / "summary.json", summary);
+  std::printf("karman porous: %lld steps in %.2f s, %.1f MLUPS (fluid voxels), porosity %.4f, U_s %.6g, k %.6g voxel^2%s\n",
+              static_cast<long long>(solver->steps()), run_seconds, mlups, darcy.porosity,
+              darcy.superficial_velocity, darcy.permeability, steady ? " (steady)" : "");
+  if (summary.contains("simple_cubic")) {
+    std::printf("  simple cubic c = %.4f: K = %.4f (Sangani & Acrivos series %.4f)\n",
+                summary["simple_cubic"]["solid_fraction"].get<double>(),
+                summary["simple_cubic"]["drag_K"].get<double>(),
+                summary["simple_cubic"]["drag_K_sangani_acrivos_series"].get<double>());
+  }
+  std::printf("  output in %s: %ssummary.json\n", std::filesystem::absolute(dir).c_str(),
+              o.no_fields ? "" : "fields.xdmf (open in ParaView; threshold 'solid' < 0.5 for the pore space), fields_*.h5, ");
+  if (summary["reynolds_sqrt_k"].get<double>() > 1.0) {
+    std::fprintf(stderr, "karman: warning: Re = U_s sqrt(k) / nu = %.3g is not small: inertia bends Darcy's law; lower --force\n",
+                 summary["reynolds_sqrt_k"].get<double>());
+  }
+  if (o.until_steady > 0 && !steady) {
+    std::fprintf(stderr,
+                 "karman: warning: --max-steps %ld reached with change %.3e above --until-steady %g; the results are "
+                 "written but not steady (exit code %d)\n",
+                 o.max_steps, residual, o.until_steady, int(exit_not_converged));
+    return exit_not_converged;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_porous_command(CLI::App& app, const Parallel& parallel, int& exit_code) {
+  auto o = std::make_shared<PorousOptions>();
+  auto* cmd = app.add_subcommand(
+      "porous", "Body-force-driven flow through a porous sample on the block-sparse grid: porosity, permeability");
+  cmd->add_option("--n", o->n, "Edge of a generated sample in voxels (the simple-cubic array's cell edge)")
+      ->capture_default_str();
+  auto* porosity = cmd->add_option("--porosity", o->porosity, "Random sphere pack: target porosity in [0.01, 0.99]")
+                       ->capture_default_str();
+  auto* seed = cmd->add_option("--seed", o->seed, "Random sphere pack: seed (the same pack on every platform)")
+                   ->capture_default_str();
+  auto* radius = cmd->add_option("--radius", o->radius, "Random sphere pack: sphere radius in voxels")
+                     ->check(positive_finite())
+                     ->capture_default_str();
+  auto* array = cmd->add_option("--array", o->array,
+                                "sc: a simple-cubic array, one sphere per periodic cell of edge --n (Zick & Homsy 1982)")
+                    ->check(CLI::IsMember({"sc"}));
+  auto* fraction =
+      cmd->add_option("--solid-fraction", o->solid_fraction, "Simple-cubic array: solid fraction c in (0, 0.5236]");
+  array->needs(fraction);
+  fraction->needs(array);
+  auto* geometry = cmd->add_option("--geometry", o->geometry,
+                                   "Voxel image file: raw uint8 (give --dims) or HDF5 .h5/.hdf5 (give --dataset)");
+  auto* dims = cmd->add_option("--dims", o->dims, "Image extents NX,NY,NZ (raw: required; HDF5: checked)")
+                   ->delimiter(',')
+                   ->expected(3);
+  auto* dataset = cmd->add_option("--dataset", o->dataset, "HDF5 dataset of the image, e.g. /segmented");
+  auto* encoding = cmd->add_option("--encoding", o->encoding, "Which voxels are solid")
+                       ->check(CLI::IsMember({"nonzero_is_solid", "zero_is_solid"}))
+                       ->capture_default_str();
+  cmd->add_option("--voxel-size", o->voxel_size, "Voxel edge in your length unit (permeability in its square)")
+      ->check(positive_finite())
+      ->capture_default_str();
+  for (auto* pack_option : {porosity, seed, radius}) {
+    pack_option->excludes(array);
+    pack_option->excludes(geometry);
+  }
+  array->excludes(geometry);
+  for (auto* file_option : {dims, dataset, encoding}) file_option->needs(geometry);
+  cmd->add_option("--sides", o->sides,
+                  "periodic (a periodic sample) or walls (bounce-back walls on the y and z faces; x stays periodic)")
+      ->check(CLI::IsMember({"periodic", "walls"}))
+      ->capture_default_str();
+  cmd->add_option("--tau", o->flow.tau, "Relaxation time of the viscous moments, in [0.501, 100]: nu = (tau - 1/2)/3")
+      ->check(positive_finite())
+      ->capture_default_str();
+  cmd->add_option("--force", o->flow.force, "Body force per unit mass along x (lattice units); keep U_s sqrt(k)/nu << 1")
+      ->capture_default_str();
+  cmd->add_option("--lattice", o->variant.lattice, "Velocity set")
+      ->check(CLI::IsMember({"d3q19", "d3q27"}))
+      ->capture_default_str();
+  cmd->add_option("--precision", o->variant.precision, "Storage and arithmetic precision")
+      ->check(CLI::IsMember({"float", "double"}))
+      ->capture_default_str();
+  cmd->add_option("--layout", o->variant.layout, "Population layout: csoa (one chunk per 4^3 block) or soa")
+      ->check(CLI::IsMember({"csoa", "soa"}))
+      ->capture_default_str();
+  cmd->add_option("--pattern", o->variant.pattern, "Propagation: ab (two lattices) or aa (one lattice, in place)")
+      ->check(CLI::IsMember({"ab", "aa"}))
+      ->capture_default_str();
+  cmd->add_option("--collision", o->variant.collision,
+                  "trt (magic parameter 3/16: the permeability does not depend on tau), bgk, mrt (d3q19) or cm (d3q27)")
+      ->check(CLI::IsMember({"trt", "bgk", "mrt", "cm"}))
+      ->capture_default_str();
+  cmd->add_option("--grouping", o->grouping,
+                  "Boundary blocks: memory (stored first, the bulk kernel has no test) or bitmask (one bit per block)")
+      ->check(CLI::IsMember({"memory", "bitmask"}))
+      ->capture_default_str();
+  auto* steps = cmd->add_option("--steps", o->steps, "Run exactly S time steps")->check(positive_integer());
+  auto* steady = cmd->add_option("--until-steady", o->until_steady,
+                                 "Run until the superficial velocity changes by less than TOL (relative) over "
+                                 "--check-every steps")
+                     ->check(positive_finite());
+  steps->excludes(steady);
+  cmd->add_option("--max-steps", o->max_steps, "Step cap for --until-steady; reaching it exits with code 4")
+      ->check(positive_integer())
+      ->capture_default_str();
+  cmd->add_option("--check-every", o->check_every, "Steps between velocity checks and progress lines")
+      ->check(positive_integer())
+      ->capture_default_str();
+  cmd->add_option("--output", o->output, "Output directory")->capture_default_str();
+  cmd->add_flag("--overwrite", o->overwrite, "Replace an earlier run's files in the output directory");
+  cmd->add_flag("--no-fields", o->no_fields, "Write no HDF5 fields (summary.json only)");
+  cmd->add_flag("--quiet", o->quiet, "No progress lines");
+  cmd->footer(
+      "Examples:\n"
+      "  karman porous --n 64 --porosity 0.4 --seed 7 --until-steady 1e-6 --output pack\n"
+      "  karman porous --array sc --solid-fraction 0.125 --n 32 --tau 1.5 --until-steady 1e-7 --output sc\n"
+      "  karman porous --geometry rock.raw --dims 128,128,128 --voxel-size 2.5e-6 --steps 20000 --output rock\n"
+      "  karman porous --geometry rock.h5 --dataset /segmented --until-steady 1e-6 --output rock");
+  cmd->callback([=, &parallel, &exit_code] { exit_code = run_porous(*o, parallel); });
+}
+
+}  // namespace karman::app
