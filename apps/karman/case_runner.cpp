@@ -374,360 +374,443 @@ std::vector<std::string> compare_configurations(const nlohmann::json& stored, co
   return notes;
 }
 
-}  // namespace
+/// One run of a case in three phases: prepare() (everything that can fail on bad input, before
+/// anything is allocated or written, then the solver, the field writer and a restart's state),
+/// loop() (the time steps with checks, outputs, checkpoints, signals and progress) and finish()
+/// (final fields, summary.json, the exit code).
+class CaseRun {
+ public:
+  CaseRun(const Parallel& parallel, const RunOptions& options, CaseDefinition& def)
+      : m_parallel(parallel),
+        m_options(options),
+        m_def(def),
+        m_setup(def.setup),
+        m_dir(options.output),
+        m_t_setup(clock::now()) {}
 
-int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition& def) {
-  const auto t_setup = clock::now();
-  lbm::SolverSetup& setup = def.setup;
-  setup.variant = options.variant;
-  setup.relaxation.omega_bulk = options.bulk_rate;
-  setup.relaxation.omega_high = options.high_order_rate;
-  // The moment rates are physics: a restart compares them, summary.json records them.
-  if (lbm::Collisions::index_of(options.variant.collision) >= 0 &&
-      lbm::collision_has_moment_rates(options.variant.collision)) {
-    def.parameters["bulk_rate"] = options.bulk_rate;
-    def.parameters["high_order_rate"] = options.high_order_rate;
+  /// The run's exit code: 0, or exit_diverged, exit_not_converged, or a stop signal's code.
+  int run() {
+    prepare();
+    // SIGINT and SIGTERM are recorded, not fatal, from the first step to the end of the run.
+    const StopSignals signals;
+    if (const int code = loop(); code != 0) return code;
+    return finish();
   }
-  setup.rank = parallel.rank();
-  setup.ranks = parallel.size();
-  setup.overlap = options.overlap;
-  setup.schedule = options.schedule == "fused" ? lbm::Schedule::fused : lbm::Schedule::split;
+
+ private:
+  /// The solver setup from the options, and the configuration a checkpoint stores.
+  void configure() {
+    lbm::SolverSetup& setup = m_setup;
+    setup.variant = m_options.variant;
+    setup.relaxation.omega_bulk = m_options.bulk_rate;
+    setup.relaxation.omega_high = m_options.high_order_rate;
+    // The moment rates are physics: a restart compares them, summary.json records them.
+    if (lbm::Collisions::index_of(m_options.variant.collision) >= 0 &&
+        lbm::collision_has_moment_rates(m_options.variant.collision)) {
+      m_def.parameters["bulk_rate"] = m_options.bulk_rate;
+      m_def.parameters["high_order_rate"] = m_options.high_order_rate;
+    }
+    setup.rank = m_parallel.rank();
+    setup.ranks = m_parallel.size();
+    setup.overlap = m_options.overlap;
+    setup.schedule = m_options.schedule == "fused" ? lbm::Schedule::fused : lbm::Schedule::split;
 #if KARMAN_ENABLE_MPI
-  setup.communicator = parallel.comm();
-  setup.gpu_aware = comm::parse_gpu_aware_mode(options.mpi_gpu_aware);
-  setup.pack_halos = options.halo_pack;
+    setup.communicator = m_parallel.comm();
+    setup.gpu_aware = comm::parse_gpu_aware_mode(m_options.mpi_gpu_aware);
+    setup.pack_halos = m_options.halo_pack;
 #endif
-  const int dim = setup.global.dimension();
-  const std::filesystem::path dir = options.output;
-  std::vector<std::string> names = {"rho", "ux", "uy"};
-  if (dim == 3) names.push_back("uz");
-  const long check_every =
-      options.check_every > 0 ? options.check_every : std::max(50L, long(10 * setup.global.extent(0)));
-  const long target = options.steps > 0 ? options.steps : options.max_steps;
+    m_dim = setup.global.dimension();
+    m_names = {"rho", "ux", "uy"};
+    if (m_dim == 3) m_names.push_back("uz");
+    m_check_every =
+        m_options.check_every > 0 ? m_options.check_every : std::max(50L, long(10 * setup.global.extent(0)));
+    m_target = m_options.steps > 0 ? m_options.steps : m_options.max_steps;
 
-  // The configuration a checkpoint stores and a restart compares against.
-  nlohmann::json configuration;
-  configuration["case"] = def.name;
-  configuration["parameters"] = def.parameters;
-  configuration["variant"] = {{"lattice", options.variant.lattice},
-                              {"precision", options.variant.precision},
-                              {"layout", options.variant.layout},
-                              {"pattern", options.variant.pattern},
-                              {"collision", options.variant.collision}};
-  configuration["extents"] = {setup.global.nx, setup.global.ny, setup.global.nz};
-  configuration["run"] = {{"steps", options.steps},
-                          {"until_steady", options.until_steady},
-                          {"max_steps", options.max_steps},
-                          {"check_every", check_every},
-                          {"output_every", options.output_every},
-                          {"checkpoint_every", options.checkpoint_every},
-                          {"checkpoint_interval", options.checkpoint_interval},
-                          {"ranks", parallel.size()}};
-  // The boundaries and the geometry's fingerprint (one pass over the box) only when a checkpoint
-  // needs them: before its first write, or to compare with the one a restart reads.
-  auto describe_geometry = [&] {
-    if (configuration.contains("geometry_fnv1a64")) return;
-    configuration["boundaries"] = boundary_table_json(setup.boundaries);
-    configuration["geometry_fnv1a64"] = geometry_fingerprint(setup);
-  };
+    m_configuration["case"] = m_def.name;
+    m_configuration["parameters"] = m_def.parameters;
+    m_configuration["variant"] = {{"lattice", m_options.variant.lattice},
+                                  {"precision", m_options.variant.precision},
+                                  {"layout", m_options.variant.layout},
+                                  {"pattern", m_options.variant.pattern},
+                                  {"collision", m_options.variant.collision}};
+    m_configuration["extents"] = {setup.global.nx, setup.global.ny, setup.global.nz};
+    m_configuration["run"] = {{"steps", m_options.steps},
+                              {"until_steady", m_options.until_steady},
+                              {"max_steps", m_options.max_steps},
+                              {"check_every", m_check_every},
+                              {"output_every", m_options.output_every},
+                              {"checkpoint_every", m_options.checkpoint_every},
+                              {"checkpoint_interval", m_options.checkpoint_interval},
+                              {"ranks", m_parallel.size()}};
+  }
 
-  // Everything that can fail on bad input happens here, before anything is allocated or written:
-  // options, the restart's checkpoint and its configuration, the output directory, the memory.
-  std::vector<CheckpointManifest> candidates;
-  std::vector<std::string> restart_notes;
-  collectively(parallel, [&] {
+  /// The boundaries and the geometry's fingerprint (one pass over the box) only when a checkpoint
+  /// needs them: before its first write, or to compare with the one a restart reads.
+  void describe_geometry() {
+    if (m_configuration.contains("geometry_fnv1a64")) return;
+    m_configuration["boundaries"] = boundary_table_json(m_setup.boundaries);
+    m_configuration["geometry_fnv1a64"] = geometry_fingerprint(m_setup);
+  }
+
+  /// Everything that can fail on bad input happens first, before anything is allocated or
+  /// written: options, the restart's checkpoint and its configuration, the output directory,
+  /// the memory. Then the solver and the writer, and a restart's populations.
+  void prepare() {
+    configure();
+    collectively(m_parallel, [&] { validate(); });
+    auto built = collectively(m_parallel, [&] {
+      auto s = lbm::make_solver(m_setup);
+      if (m_options.overwrite && m_parallel.root()) io::remove_earlier_run_files(m_dir);
+      io::prepare_output_directory(m_dir);
+      io::BoxGeometry box{m_setup.global,
+                          {m_def.spacing, m_def.spacing, m_def.spacing},
+                          {m_def.origin[0], m_def.origin[1], m_def.origin[2]}};
+#if KARMAN_ENABLE_MPI
+      auto w = std::make_unique<io::FieldWriter>(m_dir, box, m_names, m_parallel.comm());
+#else
+      auto w = std::make_unique<io::FieldWriter>(m_dir, box, m_names);
+#endif
+      return std::make_pair(std::move(s), std::move(w));
+    });
+    m_solver = std::move(built.first);
+    m_writer = std::move(built.second);
+    if (!m_candidates.empty()) {
+      const CheckpointManifest loaded = load_checkpoint(m_parallel, m_candidates, *m_solver);
+      m_restarted_from = {{"checkpoint", loaded.directory.string()}, {"step", loaded.step}};
+      if (m_parallel.root()) {
+        std::printf("karman %s: restarting from %s (step %lld)\n", m_def.name.c_str(), loaded.directory.c_str(),
+                    loaded.step);
+        for (const auto& note : m_restart_notes) std::printf("  %s\n", note.c_str());
+      }
+    }
+    m_first_step = long(m_solver->steps());
+    if (m_parallel.root()) {
+      std::printf("karman %s: %dx%dx%d voxels, %s, %d rank(s), %s\n", m_def.name.c_str(), m_setup.global.nx,
+                  m_setup.global.ny, m_setup.global.nz, m_solver->description().c_str(), m_parallel.size(),
+                  Kokkos::DefaultExecutionSpace::name());
+      std::printf("  tau %.6f, %s %s\n", 1.0 / m_setup.relaxation.omega,
+                  m_options.steps > 0 ? "steps" : "until residual <",
+                  m_options.steps > 0 ? std::to_string(m_options.steps).c_str()
+                                      : std::to_string(m_options.until_steady).c_str());
+      std::fflush(stdout);
+    }
+  }
+
+  /// The checks of prepare() that run on every rank before anything is allocated.
+  void validate() {
+    const std::string& name = m_def.name;
     try {
-      validate_run_options(options);
+      validate_run_options(m_options);
     } catch (const Error& e) {
-      throw Error("karman " + def.name + ": " + e.what());
+      throw Error("karman " + name + ": " + e.what());
     }
     std::error_code ec;
-    if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
-      throw Error("karman " + def.name + ": --output '" + dir.string() + "' exists and is not a directory");
+    if (std::filesystem::exists(m_dir, ec) && !std::filesystem::is_directory(m_dir, ec)) {
+      throw Error("karman " + name + ": --output '" + m_dir.string() + "' exists and is not a directory");
     }
-    if (!options.restart.empty()) {
-      candidates = restart_candidates(options.restart, dir);
-      if (candidates.front().step >= target) {
-        throw Error("karman " + def.name + ": the checkpoint is at step " + std::to_string(candidates.front().step) +
+    if (!m_options.restart.empty()) {
+      m_candidates = restart_candidates(m_options.restart, m_dir);
+      if (m_candidates.front().step >= m_target) {
+        throw Error("karman " + name + ": the checkpoint is at step " + std::to_string(m_candidates.front().step) +
                     " already; give --steps (or --max-steps) beyond it");
       }
       describe_geometry();
-      restart_notes = compare_configurations(candidates.front().configuration(), configuration, options.force);
-    } else if (!options.overwrite) {
-      const auto earlier = earlier_run_files_text(dir);
+      m_restart_notes = compare_configurations(m_candidates.front().configuration(), m_configuration, m_options.force);
+    } else if (!m_options.overwrite) {
+      const auto earlier = earlier_run_files_text(m_dir);
       if (!earlier.empty()) {
-        throw Error("karman " + def.name + ": --output '" + dir.string() + "' holds an earlier run's files (" +
-                    earlier + "); give --overwrite to replace them, --restart latest to continue that run, or " +
+        throw Error("karman " + name + ": --output '" + m_dir.string() + "' holds an earlier run's files (" + earlier +
+                    "); give --overwrite to replace them, --restart latest to continue that run, or " +
                     "another --output");
       }
     }
-    const double tau = 1.0 / setup.relaxation.omega;
+    const double tau = 1.0 / m_setup.relaxation.omega;
     if (!(tau <= max_tau)) {
       char text[160];
       std::snprintf(text, sizeof text, "tau = %.3g out of range (0.5, %g]", tau, max_tau);
-      throw Error("karman " + def.name + ": " + text +
+      throw Error("karman " + name + ": " + text +
                   ": the viscosity is too large for the lattice; raise --re or lower the resolution");
     }
-    check_memory(setup, parallel.size());
-  });
-  auto built = collectively(parallel, [&] {
-    auto s = lbm::make_solver(setup);
-    if (options.overwrite && parallel.root()) io::remove_earlier_run_files(dir);
-    io::prepare_output_directory(dir);
-    io::BoxGeometry box{
-        setup.global, {def.spacing, def.spacing, def.spacing}, {def.origin[0], def.origin[1], def.origin[2]}};
-#if KARMAN_ENABLE_MPI
-    io::FieldWriter w(dir, box, names, parallel.comm());
-#else
-    io::FieldWriter w(dir, box, names);
-#endif
-    return std::make_pair(std::move(s), std::move(w));
-  });
-  auto solver = std::move(built.first);
-  io::FieldWriter writer = std::move(built.second);
-  nlohmann::json restarted_from;
-  if (!candidates.empty()) {
-    const CheckpointManifest loaded = load_checkpoint(parallel, candidates, *solver);
-    restarted_from = {{"checkpoint", loaded.directory.string()}, {"step", loaded.step}};
-    if (parallel.root()) {
-      std::printf("karman %s: restarting from %s (step %lld)\n", def.name.c_str(), loaded.directory.c_str(),
-                  loaded.step);
-      for (const auto& note : restart_notes) std::printf("  %s\n", note.c_str());
-    }
+    check_memory(m_setup, m_parallel.size());
   }
 
-  const auto& part = solver->partition();
-  const double global_voxels = double(setup.global.size());
-  const long first_step = long(solver->steps());
-  if (parallel.root()) {
-    std::printf("karman %s: %dx%dx%d voxels, %s, %d rank(s), %s\n", def.name.c_str(), setup.global.nx, setup.global.ny,
-                setup.global.nz, solver->description().c_str(), parallel.size(), Kokkos::DefaultExecutionSpace::name());
-    std::printf(
-        "  tau %.6f, %s %s\n", 1.0 / setup.relaxation.omega, options.steps > 0 ? "steps" : "until residual <",
-        options.steps > 0 ? std::to_string(options.steps).c_str() : std::to_string(options.until_steady).c_str());
-    std::fflush(stdout);
-  }
-
-  auto write_fields = [&](const lbm::MomentFields& m) {
+  void write_fields(const lbm::MomentFields& m) {
+    const SlabPartition& part = m_solver->partition();
     const HostSlab h = to_host(m);
     io::FieldSlab slab{part.owned_begin(), part.owned_planes(), {}};
     slab.datasets.push_back({h.rho.data(), h.rho.size()});
-    for (int d = 0; d < dim; ++d) slab.datasets.push_back({h.u[d].data(), h.u[d].size()});
+    for (int d = 0; d < m_dim; ++d) slab.datasets.push_back({h.u[d].data(), h.u[d].size()});
 #if KARMAN_ENABLE_MPI
     try {
-      writer.write(int(solver->steps()), double(solver->steps()), slab);
+      m_writer->write(int(m_solver->steps()), double(m_solver->steps()), slab);
     } catch (const Error& e) {
       // The writer has made every rank throw this same error: every rank leaves through main
       // with one message and code 1, none waits in a collective call.
       throw comm::CollectiveError(e.what(), 0);
     }
 #else
-    writer.write(int(solver->steps()), double(solver->steps()), slab);
+    m_writer->write(int(m_solver->steps()), double(m_solver->steps()), slab);
 #endif
-  };
+  }
 
-  // Checkpoints: their count, time and size for summary.json, and the last one for messages.
-  int checkpoints_written = 0;
-  double checkpoint_seconds = 0, checkpoint_bytes = 0;
-  long last_checkpoint_step = -1;
-  auto last_checkpoint_time = clock::now();
-  auto write_checkpoint_now = [&] {
+  /// A checkpoint now; its count, time and size go to summary.json.
+  void write_checkpoint_now() {
     describe_geometry();
     const auto t0 = clock::now();
-    checkpoint_bytes = write_checkpoint(parallel, dir, *solver, configuration);
+    m_checkpoint_bytes = write_checkpoint(m_parallel, m_dir, *m_solver, m_configuration);
     const double seconds = seconds_since(t0);
-    checkpoint_seconds += seconds;
-    ++checkpoints_written;
-    last_checkpoint_step = long(solver->steps());
-    last_checkpoint_time = clock::now();
-    if (parallel.root() && !options.quiet) {
-      std::printf("  checkpoint at step %ld: %s in %.2f s\n", last_checkpoint_step,
-                  readable_bytes(checkpoint_bytes).c_str(), seconds);
+    m_checkpoint_seconds += seconds;
+    ++m_checkpoints_written;
+    m_last_checkpoint_step = long(m_solver->steps());
+    m_last_checkpoint_time = clock::now();
+    if (m_parallel.root() && !m_options.quiet) {
+      std::printf("  checkpoint at step %ld: %s in %.2f s\n", m_last_checkpoint_step,
+                  readable_bytes(m_checkpoint_bytes).c_str(), seconds);
       std::fflush(stdout);
     }
-  };
-  auto divergence_message = [&](const Divergence& d) {
+  }
+
+  /// Reports a diverged state on rank 0; the run's exit code.
+  int diverged(const Divergence& d) const {
+    if (!m_parallel.root()) return exit_diverged;
     char text[512];
     std::snprintf(text, sizeof text,
                   "the solution diverged by step %lld: voxel (x, y, z) = (%d, %d, %d) has rho = %g, u = (%g, %g, "
                   "%g) (accepted: finite, 0 <= rho <= %g)",
-                  static_cast<long long>(solver->steps()), d.x, d.y, d.z, d.rho, d.u[0], d.u[1], d.u[2],
+                  static_cast<long long>(m_solver->steps()), d.x, d.y, d.z, d.rho, d.u[0], d.u[1], d.u[2],
                   max_sane_density);
-    std::string message = "karman " + def.name + ": " + text +
+    std::string message = "karman " + m_def.name + ": " + text +
                           "; lower --re or the velocity, raise the resolution, or try --collision trt";
-    if (last_checkpoint_step >= 0) {
-      message += "; the last good checkpoint (step " + std::to_string(last_checkpoint_step) + ") is kept";
+    if (m_last_checkpoint_step >= 0) {
+      message += "; the last good checkpoint (step " + std::to_string(m_last_checkpoint_step) + ") is kept";
     }
-    return message;
-  };
-
-  lbm::SteadyStateMonitor monitor;
-  // After a restart on a check step the monitor's snapshot is the one the interrupted run held.
-  if (!candidates.empty() && options.until_steady > 0 && first_step % check_every == 0) {
-    (void)monitor.update(flatten(solver->moments()));
-  }
-  double residual = std::numeric_limits<double>::infinity();
-  double compute_seconds = 0;
-  auto last_progress = clock::now();
-  const auto t_run = clock::now();
-  bool steady = false;
-  const StopSignals signals;
-  // Flags the ranks agree on at step boundaries: a stop signal, and (rank 0's clock) a due
-  // --checkpoint-interval. Several ranks poll every few steps: a reduction per step would cost.
-  constexpr unsigned stop_flag = 1, interval_flag = 2;
-  const long poll_every = parallel.size() > 1 ? 4 : 1;
-  auto poll = [&] {
-    unsigned local = stop_signal != 0 ? stop_flag : 0;
-    if (parallel.root() && options.checkpoint_interval > 0 &&
-        seconds_since(last_checkpoint_time) >= options.checkpoint_interval) {
-      local |= interval_flag;
-    }
-    return parallel.size() > 1 ? parallel.bitwise_or(local) : local;
-  };
-  auto next_multiple = [](long step, long every) { return (step / every + 1) * every; };
-  unsigned pending = 0;
-  long last_check_step = first_step;
-  double steps_to_tolerance = 0;  // from the residual's decay; 0 while unknown
-  if (options.output_every > 0 && candidates.empty()) write_fields(solver->moments());
-  if (!candidates.empty()) {
-    collectively(parallel, [&] {
-      if (parallel.root()) remove_fields_after(dir, first_step);
-    });
-  }
-  if (options.output_every > 0 && !candidates.empty()) {
-    collectively(parallel, [&] {
-      writer.adopt_earlier_steps(int(first_step), int(options.output_every),
-                                 io::FieldSlab{part.owned_begin(), part.owned_planes(), {}});
-    });
-  }
-  while (solver->steps() < target && !steady) {
-    long step = long(solver->steps());
-    // Events fall on multiples of their periods, so a restarted run meets them where the
-    // interrupted one did.
-    long next = std::min(target, next_multiple(step, check_every));
-    if (options.output_every > 0) next = std::min(next, next_multiple(step, options.output_every));
-    if (options.checkpoint_every > 0) next = std::min(next, next_multiple(step, options.checkpoint_every));
-    if (options.inject_nan > step) next = std::min(next, options.inject_nan);
-    if (def.observe_every > 0) next = std::min(next, next_multiple(step, def.observe_every));
-    const auto t0 = clock::now();
-    while (step < next) {
-      const long n = std::min(poll_every - step % poll_every, next - step);
-      solver->advance(int(n));
-      step += n;
-      if (step % poll_every == 0 || step == next) pending |= poll();
-      // A checkpoint needs the whole state in the owned voxels (AA: an even step).
-      if (pending != 0 && solver->populations_complete()) break;
-    }
-    Kokkos::fence();
-    compute_seconds += seconds_since(t0);
-
-    if (def.observe && def.observe_every > 0 && step % def.observe_every == 0) def.observe(*solver);
-    if (step == options.inject_nan) inject_nan(*solver, options.variant.precision);
-    const bool check = step % check_every == 0 || step == target;
-    const bool output = options.output_every > 0 && step % options.output_every == 0;
-    const bool checkpoint = (options.checkpoint_every > 0 && step % options.checkpoint_every == 0) ||
-                            (pending != 0 && solver->populations_complete());
-    if (check || output || checkpoint) {
-      const auto m = solver->moments();
-      // Nothing is written from a diverged state: the check comes first.
-      const Divergence d = find_divergence(parallel, m, part);
-      if (d.found) {
-        if (parallel.root()) std::fprintf(stderr, "karman: error: %s\n", divergence_message(d).c_str());
-        return exit_diverged;
-      }
-      if (check) {
-        const auto u = flatten(m);
-        const double before = residual;
-        residual = global_residual(parallel, monitor.update(u), u);
-        steady = options.until_steady > 0 && residual < options.until_steady;
-        // The residual of a steady-state run decays about exponentially: its last two values
-        // say how many steps remain to the tolerance (the ETA of the progress line).
-        if (std::isfinite(before) && residual < before && residual > 0) {
-          const double rate = std::log(before / residual) / double(step - last_check_step);
-          steps_to_tolerance = std::log(residual / options.until_steady) / rate;
-        }
-        last_check_step = step;
-      }
-      if (output) write_fields(m);
-      if (checkpoint) write_checkpoint_now();
-    }
-    if (checkpoint && (pending & stop_flag) != 0) {
-      const int signal = int(parallel.max(double(stop_signal)));
-      if (parallel.root()) {
-        std::fprintf(stderr,
-                     "karman: stopped by %s after step %ld; checkpoint written to %s/checkpoints. Continue with the "
-                     "same command and --restart latest (exit code %d)\n",
-                     signal == SIGINT ? "SIGINT" : "SIGTERM", step, dir.c_str(), exit_signal_offset + signal);
-      }
-      return exit_signal_offset + signal;
-    }
-    if (checkpoint) pending = 0;
-    if (parallel.root() && !options.quiet && (seconds_since(last_progress) > 2.0 || steady || step == target)) {
-      last_progress = clock::now();
-      const double mlups = global_voxels * double(step - first_step) / compute_seconds / 1e6;
-      const bool estimated = options.until_steady > 0 && steps_to_tolerance > 0;
-      const double remaining = estimated ? std::min(steps_to_tolerance, double(target - step)) : double(target - step);
-      const double eta = compute_seconds / double(step - first_step) * remaining;
-      std::printf("  step %8ld  %9.1f MLUPS  residual %.3e  %s %s\n", step, mlups, residual,
-                  options.steps > 0 ? "ETA" : (estimated ? "ETA ~" : "ETA <="), format_duration(eta).c_str());
-      std::fflush(stdout);
-    }
-  }
-  const double run_seconds = seconds_since(t_run);
-
-  // Final fields: the writer's file, then the global fields on rank 0 for the case's outputs.
-  const auto final_moments = solver->moments();
-  const Divergence final_check = find_divergence(parallel, final_moments, part);
-  if (final_check.found) {
-    if (parallel.root()) std::fprintf(stderr, "karman: error: %s\n", divergence_message(final_check).c_str());
+    std::fprintf(stderr, "karman: error: %s\n", message.c_str());
     return exit_diverged;
   }
-  if (!options.no_fields && (options.output_every == 0 || solver->steps() % options.output_every != 0)) {
-    write_fields(final_moments);
-  }
-  const double mass = parallel.sum(lbm::total_density(final_moments));
-  const HostSlab h = to_host(final_moments);
-  GlobalFields global{setup.global, parallel.gather(h.rho), parallel.gather(h.u[0]), parallel.gather(h.u[1]),
-                      parallel.gather(h.u[2])};
-  const long steps_here = long(solver->steps()) - first_step;
-  const double mlups = compute_seconds > 0 ? global_voxels * double(steps_here) / compute_seconds / 1e6 : 0.0;
-  const bool unconverged = options.until_steady > 0 && !steady;
 
-  nlohmann::json summary;
-  summary["case"] = def.name;
-  summary["parameters"] = def.parameters;
-  summary["variant"] = configuration["variant"];
-  summary["run"] = {{"steps", options.steps},
-                    {"until_steady", options.until_steady},
-                    {"max_steps", options.max_steps},
-                    {"check_every", check_every},
-                    {"output", options.output},
-                    {"output_every", options.output_every},
-                    {"overlap", options.overlap},
-                    {"schedule", options.schedule},
-                    {"mpi_gpu_aware", options.mpi_gpu_aware},
-                    {"halo_pack", options.halo_pack},
-                    {"no_fields", options.no_fields},
-                    {"checkpoint_every", options.checkpoint_every},
-                    {"checkpoint_interval", options.checkpoint_interval}};
-  summary["tau"] = 1.0 / setup.relaxation.omega;
-  summary["extents"] = {setup.global.nx, setup.global.ny, setup.global.nz};
-  summary["steps_run"] = solver->steps();
-  summary["steady"] = steady;
-  summary["final_residual"] = std::isfinite(residual) ? nlohmann::json(residual) : nlohmann::json(nullptr);
-  summary["total_mass"] = mass;
-  summary["mlups"] = mlups;
-  summary["wall_seconds"] = run_seconds;
-  summary["setup_seconds"] = std::chrono::duration<double>(t_run - t_setup).count();
-  summary["population_bytes_per_rank"] = solver->population_bytes();
-  summary["checkpoints"] = {{"written", checkpoints_written},
-                            {"seconds", checkpoint_seconds},
-                            {"bytes_each", checkpoint_bytes},
-                            {"bytes_per_voxel", checkpoint_bytes / global_voxels}};
-  if (!restarted_from.is_null()) summary["restarted_from"] = restarted_from;
-  if (parallel.root()) {
-    // A fingerprint of the final fields: runs that must agree bitwise (restarts, layouts, rank
-    // counts) compare it.
+  /// Flags the ranks agree on at step boundaries: a stop signal, and (rank 0's clock) a due
+  /// --checkpoint-interval.
+  static constexpr unsigned stop_flag = 1, interval_flag = 2;
+  unsigned poll() const {
+    unsigned local = stop_signal != 0 ? stop_flag : 0;
+    if (m_parallel.root() && m_options.checkpoint_interval > 0 &&
+        seconds_since(m_last_checkpoint_time) >= m_options.checkpoint_interval) {
+      local |= interval_flag;
+    }
+    return m_parallel.size() > 1 ? m_parallel.bitwise_or(local) : local;
+  }
+
+  static long next_multiple(long step, long every) { return (step / every + 1) * every; }
+
+  /// The time steps until the target or a steady state; 0, or the exit code that ends the run
+  /// early (divergence, stop signal).
+  int loop() {
+    const SlabPartition& part = m_solver->partition();
+    const double global_voxels = double(m_setup.global.size());
+    // After a restart on a check step the monitor's snapshot is the one the interrupted run held.
+    if (!m_candidates.empty() && m_options.until_steady > 0 && m_first_step % m_check_every == 0) {
+      (void)m_monitor.update(flatten(m_solver->moments()));
+    }
+    auto last_progress = clock::now();
+    m_t_run = clock::now();
+    // Several ranks poll every few steps: a reduction per step would cost.
+    const long poll_every = m_parallel.size() > 1 ? 4 : 1;
+    unsigned pending = 0;
+    long last_check_step = m_first_step;
+    double steps_to_tolerance = 0;  // from the residual's decay; 0 while unknown
+    if (m_options.output_every > 0 && m_candidates.empty()) write_fields(m_solver->moments());
+    if (!m_candidates.empty()) {
+      collectively(m_parallel, [&] {
+        if (m_parallel.root()) remove_fields_after(m_dir, m_first_step);
+      });
+    }
+    if (m_options.output_every > 0 && !m_candidates.empty()) {
+      collectively(m_parallel, [&] {
+        m_writer->adopt_earlier_steps(int(m_first_step), int(m_options.output_every),
+                                      io::FieldSlab{part.owned_begin(), part.owned_planes(), {}});
+      });
+    }
+    while (m_solver->steps() < m_target && !m_steady) {
+      long step = long(m_solver->steps());
+      // Events fall on multiples of their periods, so a restarted run meets them where the
+      // interrupted one did.
+      long next = std::min(m_target, next_multiple(step, m_check_every));
+      if (m_options.output_every > 0) next = std::min(next, next_multiple(step, m_options.output_every));
+      if (m_options.checkpoint_every > 0) next = std::min(next, next_multiple(step, m_options.checkpoint_every));
+      if (m_options.inject_nan > step) next = std::min(next, m_options.inject_nan);
+      if (m_def.observe_every > 0) next = std::min(next, next_multiple(step, m_def.observe_every));
+      const auto t0 = clock::now();
+      while (step < next) {
+        const long n = std::min(poll_every - step % poll_every, next - step);
+        m_solver->advance(int(n));
+        step += n;
+        if (step % poll_every == 0 || step == next) pending |= poll();
+        // A checkpoint needs the whole state in the owned voxels (AA: an even step).
+        if (pending != 0 && m_solver->populations_complete()) break;
+      }
+      Kokkos::fence();
+      m_compute_seconds += seconds_since(t0);
+
+      if (m_def.observe && m_def.observe_every > 0 && step % m_def.observe_every == 0) m_def.observe(*m_solver);
+      if (step == m_options.inject_nan) inject_nan(*m_solver, m_options.variant.precision);
+      const bool check = step % m_check_every == 0 || step == m_target;
+      const bool output = m_options.output_every > 0 && step % m_options.output_every == 0;
+      const bool checkpoint = (m_options.checkpoint_every > 0 && step % m_options.checkpoint_every == 0) ||
+                              (pending != 0 && m_solver->populations_complete());
+      if (check || output || checkpoint) {
+        const auto m = m_solver->moments();
+        // Nothing is written from a diverged state: the check comes first.
+        const Divergence d = find_divergence(m_parallel, m, part);
+        if (d.found) return diverged(d);
+        if (check) {
+          const auto u = flatten(m);
+          const double before = m_residual;
+          m_residual = global_residual(m_parallel, m_monitor.update(u), u);
+          m_steady = m_options.until_steady > 0 && m_residual < m_options.until_steady;
+          // The residual of a steady-state run decays about exponentially: its last two values
+          // say how many steps remain to the tolerance (the ETA of the progress line).
+          if (std::isfinite(before) && m_residual < before && m_residual > 0) {
+            const double rate = std::log(before / m_residual) / double(step - last_check_step);
+            steps_to_tolerance = std::log(m_residual / m_options.until_steady) / rate;
+          }
+          last_check_step = step;
+        }
+        if (output) write_fields(m);
+        if (checkpoint) write_checkpoint_now();
+      }
+      if (checkpoint && (pending & stop_flag) != 0) {
+        const int signal = int(m_parallel.max(double(stop_signal)));
+        if (m_parallel.root()) {
+          std::fprintf(stderr,
+                       "karman: stopped by %s after step %ld; checkpoint written to %s/checkpoints. Continue with "
+                       "the same command and --restart latest (exit code %d)\n",
+                       signal == SIGINT ? "SIGINT" : "SIGTERM", step, m_dir.c_str(), exit_signal_offset + signal);
+        }
+        return exit_signal_offset + signal;
+      }
+      if (checkpoint) pending = 0;
+      if (m_parallel.root() && !m_options.quiet &&
+          (seconds_since(last_progress) > 2.0 || m_steady || step == m_target)) {
+        last_progress = clock::now();
+        const double mlups = global_voxels * double(step - m_first_step) / m_compute_seconds / 1e6;
+        const bool estimated = m_options.until_steady > 0 && steps_to_tolerance > 0;
+        const double remaining =
+            estimated ? std::min(steps_to_tolerance, double(m_target - step)) : double(m_target - step);
+        const double eta = m_compute_seconds / double(step - m_first_step) * remaining;
+        std::printf("  step %8ld  %9.1f MLUPS  residual %.3e  %s %s\n", step, mlups, m_residual,
+                    m_options.steps > 0 ? "ETA" : (estimated ? "ETA ~" : "ETA <="), format_duration(eta).c_str());
+        std::fflush(stdout);
+      }
+    }
+    m_run_seconds = seconds_since(m_t_run);
+    return 0;
+  }
+
+  /// Final fields (the writer's file, then the global fields on rank 0 for the case's outputs),
+  /// summary.json; the exit code.
+  int finish() {
+    const SlabPartition& part = m_solver->partition();
+    const double global_voxels = double(m_setup.global.size());
+    const auto final_moments = m_solver->moments();
+    const Divergence final_check = find_divergence(m_parallel, final_moments, part);
+    if (final_check.found) return diverged(final_check);
+    if (!m_options.no_fields && (m_options.output_every == 0 || m_solver->steps() % m_options.output_every != 0)) {
+      write_fields(final_moments);
+    }
+    const double mass = m_parallel.sum(lbm::total_density(final_moments));
+    const HostSlab h = to_host(final_moments);
+    GlobalFields global{m_setup.global, m_parallel.gather(h.rho), m_parallel.gather(h.u[0]), m_parallel.gather(h.u[1]),
+                        m_parallel.gather(h.u[2])};
+    const long steps_here = long(m_solver->steps()) - m_first_step;
+    const double mlups = m_compute_seconds > 0 ? global_voxels * double(steps_here) / m_compute_seconds / 1e6 : 0.0;
+    const bool unconverged = m_options.until_steady > 0 && !m_steady;
+
+    nlohmann::json summary = summary_json(mass, mlups);
+    if (m_parallel.root()) summary["fields_fnv1a64"] = fields_fingerprint(global);
+    if (m_parallel.root()) {
+      if (m_def.finish) m_def.finish(global, m_dir, summary);
+      io::write_json(m_dir / "summary.json", summary);
+      std::printf("karman %s: %lld steps in %.2f s, %.1f MLUPS, residual %.3e, mass %.12g%s\n", m_def.name.c_str(),
+                  static_cast<long long>(m_solver->steps()), m_run_seconds, mlups, m_residual, mass,
+                  m_steady ? " (steady)" : "");
+      std::printf("  output in %s: %ssummary.json\n", std::filesystem::absolute(m_dir).c_str(),
+                  m_options.no_fields ? "" : "fields.xdmf (open in ParaView), fields_*.h5, ");
+    }
+    if (unconverged) {
+      if (m_parallel.root()) {
+        std::fprintf(stderr,
+                     "karman: warning: --max-steps %ld reached with residual %.3e above --until-steady %g; the "
+                     "fields are written but not steady (exit code %d)\n",
+                     m_options.max_steps, m_residual, m_options.until_steady, int(exit_not_converged));
+      }
+      return exit_not_converged;
+    }
+    return 0;
+  }
+
+  /// summary.json but for the case's own entries and the fields' fingerprint (collective under
+  /// MPI: the ranks' exchange counters are gathered).
+  nlohmann::json summary_json(double mass, double mlups) const {
+    const double global_voxels = double(m_setup.global.size());
+    nlohmann::json summary;
+    summary["case"] = m_def.name;
+    summary["parameters"] = m_def.parameters;
+    summary["variant"] = m_configuration.at("variant");
+    summary["run"] = {{"steps", m_options.steps},
+                      {"until_steady", m_options.until_steady},
+                      {"max_steps", m_options.max_steps},
+                      {"check_every", m_check_every},
+                      {"output", m_options.output},
+                      {"output_every", m_options.output_every},
+                      {"overlap", m_options.overlap},
+                      {"schedule", m_options.schedule},
+                      {"mpi_gpu_aware", m_options.mpi_gpu_aware},
+                      {"halo_pack", m_options.halo_pack},
+                      {"no_fields", m_options.no_fields},
+                      {"checkpoint_every", m_options.checkpoint_every},
+                      {"checkpoint_interval", m_options.checkpoint_interval}};
+    summary["tau"] = 1.0 / m_setup.relaxation.omega;
+    summary["extents"] = {m_setup.global.nx, m_setup.global.ny, m_setup.global.nz};
+    summary["steps_run"] = m_solver->steps();
+    summary["steady"] = m_steady;
+    summary["final_residual"] = std::isfinite(m_residual) ? nlohmann::json(m_residual) : nlohmann::json(nullptr);
+    summary["total_mass"] = mass;
+    summary["mlups"] = mlups;
+    summary["wall_seconds"] = m_run_seconds;
+    summary["setup_seconds"] = std::chrono::duration<double>(m_t_run - m_t_setup).count();
+    summary["population_bytes_per_rank"] = m_solver->population_bytes();
+    summary["checkpoints"] = {{"written", m_checkpoints_written},
+                              {"seconds", m_checkpoint_seconds},
+                              {"bytes_each", m_checkpoint_bytes},
+                              {"bytes_per_voxel", m_checkpoint_bytes / global_voxels}};
+    if (!m_restarted_from.is_null()) summary["restarted_from"] = m_restarted_from;
+    const auto info = backend_info();
+    summary["backend"] = {{"kokkos_version", info.kokkos_version},
+                          {"execution_space", info.default_backend},
+                          {"device", info.device_name},
+                          {"concurrency", info.concurrency}};
+    summary["karman"] = {{"version", KARMAN_VERSION_STRING}, {"commit", KARMAN_GIT_COMMIT}};
+#if KARMAN_ENABLE_MPI
+    const auto stats = comm::gather_comm_stats(m_solver->comm_stats(), m_parallel.comm(), m_options.variant.layout,
+                                               m_options.overlap && m_solver->uses_mpi(), m_solver->gpu_aware());
+    nlohmann::json per_rank = nlohmann::json::array();
+    for (const auto& r : stats.per_rank) {
+      per_rank.push_back({{"rank", r.rank},
+                          {"neighbours", r.neighbours},
+                          {"messages_sent_per_step", r.messages_sent_per_step},
+                          {"values_sent_per_step", r.values_sent_per_step},
+                          {"exchange_seconds", r.exchange_seconds},
+                          {"hidden_fraction", r.hidden_fraction}});
+    }
+    summary["comm"] = {{"ranks", stats.ranks},     {"halo_pack", m_options.halo_pack}, {"layout", stats.layout},
+                       {"overlap", stats.overlap}, {"gpu_aware", stats.gpu_aware},     {"per_rank", per_rank}};
+#endif
+    return summary;
+  }
+
+  /// A fingerprint of the final fields: runs that must agree bitwise (restarts, layouts, rank
+  /// counts) compare it.
+  static std::string fields_fingerprint(const GlobalFields& global) {
     std::uint64_t sums[4];
     int i = 0;
     for (const auto* f : {&global.rho, &global.ux, &global.uy, &global.uz}) {
@@ -736,47 +819,41 @@ int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition
     const std::uint64_t fingerprint = io::checksum(reinterpret_cast<const std::byte*>(sums), sizeof sums);
     char text[20];
     std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(fingerprint));
-    summary["fields_fnv1a64"] = text;
+    return text;
   }
-  const auto info = backend_info();
-  summary["backend"] = {{"kokkos_version", info.kokkos_version},
-                        {"execution_space", info.default_backend},
-                        {"device", info.device_name},
-                        {"concurrency", info.concurrency}};
-  summary["karman"] = {{"version", KARMAN_VERSION_STRING}, {"commit", KARMAN_GIT_COMMIT}};
-#if KARMAN_ENABLE_MPI
-  const auto stats = comm::gather_comm_stats(solver->comm_stats(), parallel.comm(), options.variant.layout,
-                                             options.overlap && solver->uses_mpi(), solver->gpu_aware());
-  nlohmann::json per_rank = nlohmann::json::array();
-  for (const auto& r : stats.per_rank) {
-    per_rank.push_back({{"rank", r.rank},
-                        {"neighbours", r.neighbours},
-                        {"messages_sent_per_step", r.messages_sent_per_step},
-                        {"values_sent_per_step", r.values_sent_per_step},
-                        {"exchange_seconds", r.exchange_seconds},
-                        {"hidden_fraction", r.hidden_fraction}});
-  }
-  summary["comm"] = {{"ranks", stats.ranks},     {"halo_pack", options.halo_pack}, {"layout", stats.layout},
-                     {"overlap", stats.overlap}, {"gpu_aware", stats.gpu_aware},   {"per_rank", per_rank}};
-#endif
-  if (parallel.root()) {
-    if (def.finish) def.finish(global, dir, summary);
-    io::write_json(dir / "summary.json", summary);
-    std::printf("karman %s: %lld steps in %.2f s, %.1f MLUPS, residual %.3e, mass %.12g%s\n", def.name.c_str(),
-                static_cast<long long>(solver->steps()), run_seconds, mlups, residual, mass, steady ? " (steady)" : "");
-    std::printf("  output in %s: %ssummary.json\n", std::filesystem::absolute(dir).c_str(),
-                options.no_fields ? "" : "fields.xdmf (open in ParaView), fields_*.h5, ");
-  }
-  if (unconverged) {
-    if (parallel.root()) {
-      std::fprintf(stderr,
-                   "karman: warning: --max-steps %ld reached with residual %.3e above --until-steady %g; the "
-                   "fields are written but not steady (exit code %d)\n",
-                   options.max_steps, residual, options.until_steady, int(exit_not_converged));
-    }
-    return exit_not_converged;
-  }
-  return 0;
+
+  const Parallel& m_parallel;
+  const RunOptions& m_options;
+  CaseDefinition& m_def;
+  lbm::SolverSetup& m_setup;
+  const std::filesystem::path m_dir;
+  const clock::time_point m_t_setup;
+  clock::time_point m_t_run;
+  int m_dim = 3;
+  std::vector<std::string> m_names;  ///< field datasets: rho, ux, uy (, uz)
+  long m_check_every = 0;
+  long m_target = 0;                             ///< the last step: --steps, or --max-steps for a steady-state run
+  nlohmann::json m_configuration;                ///< what a checkpoint stores and a restart compares against
+  std::vector<CheckpointManifest> m_candidates;  ///< a restart's checkpoints, newest first
+  std::vector<std::string> m_restart_notes;
+  nlohmann::json m_restarted_from;
+  std::unique_ptr<lbm::FlowSolver> m_solver;
+  std::unique_ptr<io::FieldWriter> m_writer;
+  long m_first_step = 0;
+  lbm::SteadyStateMonitor m_monitor;
+  double m_residual = std::numeric_limits<double>::infinity();
+  bool m_steady = false;
+  double m_compute_seconds = 0, m_run_seconds = 0;
+  int m_checkpoints_written = 0;
+  double m_checkpoint_seconds = 0, m_checkpoint_bytes = 0;
+  long m_last_checkpoint_step = -1;
+  clock::time_point m_last_checkpoint_time = clock::now();
+};
+
+}  // namespace
+
+int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition& def) {
+  return CaseRun(parallel, options, def).run();
 }
 
 }  // namespace karman::app
