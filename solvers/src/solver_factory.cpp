@@ -67,7 +67,8 @@ std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
         } else {
           throw Error("solver " + v.lattice + "/" + v.precision + "/" + v.layout +
                       " is not compiled into this build of Karman::lbm (it holds " + compiled_list() +
-                      "); reconfigure with -DKARMAN_LATTICES, -DKARMAN_PRECISIONS and -DKARMAN_LAYOUTS naming it");
+                      "); reconfigure with -DKARMAN_VARIANTS (lattice/precision/layout triples), or -DKARMAN_LATTICES, "
+                      "-DKARMAN_PRECISIONS and -DKARMAN_LAYOUTS, naming it");
         }
       });
     });

@@ -157,7 +157,7 @@ TEST(MomentumExchange, OffLatticeWallsPoiseuille) {
 // The parabolic inflow (BoundaryValue::profile): the inlet voxels carry the parabola exactly,
 // and an empty channel behind it stays Poiseuille to the outlet.
 TEST(InflowProfile, ParabolaAtTheInletAndDownstream) {
-  const int height = 16, length = 48;
+  constexpr int height = 16, length = 48;
   const double u_max = 0.03;
   SolverSetup s;
   s.variant = Variant{"d2q9", "double", "soa", "trt", "ab"};
@@ -169,7 +169,7 @@ TEST(InflowProfile, ParabolaAtTheInletAndDownstream) {
   in.profile_lo = 0.5;
   in.profile_hi = height + 0.5;
   s.boundaries.values[2] = {1.0, {0, 0, 0}, 0, -1};
-  s.geometry = [height, length](int x, int y, int) {
+  s.geometry = [](int x, int y, int) {
     if (y == 0 || y == height + 1) return CellSpec{CellKind::solid, 0};
     if (x == 0) return CellSpec{CellKind::velocity_boundary, 1};
     if (x == length - 1) return CellSpec{CellKind::pressure_boundary, 2};
