@@ -63,17 +63,6 @@ HostSlab to_host(const lbm::MomentFields& m) {
   return s;
 }
 
-std::string format_duration(double s) {
-  char buf[32];
-  if (s < 120)
-    std::snprintf(buf, sizeof buf, "%.0f s", s);
-  else if (s < 7200)
-    std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
-  return buf;
-}
-
 /// The signal that asked the run to stop (SIGTERM, SIGINT), 0 while none did. The handler only
 /// records it; the time loop polls it at step boundaries and the ranks agree by a reduction.
 volatile std::sig_atomic_t stop_signal = 0;
@@ -784,12 +773,7 @@ class CaseRun {
                               {"bytes_each", m_checkpoint_bytes},
                               {"bytes_per_voxel", m_checkpoint_bytes / global_voxels}};
     if (!m_restarted_from.is_null()) summary["restarted_from"] = m_restarted_from;
-    const auto info = backend_info();
-    summary["backend"] = {{"kokkos_version", info.kokkos_version},
-                          {"execution_space", info.default_backend},
-                          {"device", info.device_name},
-                          {"concurrency", info.concurrency}};
-    summary["karman"] = {{"version", KARMAN_VERSION_STRING}, {"commit", KARMAN_GIT_COMMIT}};
+    add_provenance(summary);
 #if KARMAN_ENABLE_MPI
     const auto stats = comm::gather_comm_stats(m_solver->comm_stats(), m_parallel.comm(), m_options.variant.layout,
                                                m_options.overlap && m_solver->uses_mpi(), m_solver->gpu_aware());
@@ -851,6 +835,26 @@ class CaseRun {
 };
 
 }  // namespace
+
+std::string format_duration(double s) {
+  char buf[32];
+  if (s < 120)
+    std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else if (s < 7200)
+    std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
+  return buf;
+}
+
+void add_provenance(nlohmann::json& summary) {
+  const auto info = backend_info();
+  summary["backend"] = {{"kokkos_version", info.kokkos_version},
+                        {"execution_space", info.default_backend},
+                        {"device", info.device_name},
+                        {"concurrency", info.concurrency}};
+  summary["karman"] = {{"version", KARMAN_VERSION_STRING}, {"commit", KARMAN_GIT_COMMIT}};
+}
 
 int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition& def) {
   return CaseRun(parallel, options, def).run();

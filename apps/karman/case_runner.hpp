@@ -42,6 +42,13 @@ struct CaseDefinition {
   std::function<void(const GlobalFields&, const std::filesystem::path& dir, nlohmann::json& summary)> finish;
 };
 
+/// A remaining time for progress lines: seconds, minutes or hours.
+std::string format_duration(double seconds);
+
+/// Where a summary.json came from: "backend" (Kokkos version, execution space, device,
+/// concurrency) and "karman" (version, commit).
+void add_provenance(nlohmann::json& summary);
+
 /// Runs a case; returns the process exit code. Collective over `parallel`.
 int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition& definition);
 

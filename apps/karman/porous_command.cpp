@@ -4,13 +4,12 @@
 // check of the input (options, image file, dimensions, fluid path, output directory) comes
 // before the solver allocates, and the output directory is created only after them.
 #include "case_commands.hpp"
+#include "case_runner.hpp"
 #include "run_options.hpp"
 
-#include <karman/core/backend_traits.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/geometry/raw_image.hpp>
 #include <karman/core/geometry/sphere_pack.hpp>
-#include <karman/core/version.hpp>
 #include <karman/io/field_writer.hpp>
 #include <karman/io/json.hpp>
 #include <karman/io/output_directory.hpp>
@@ -84,8 +83,8 @@ bool is_hdf5(const std::string& path) {
 
 Sample make_sample(const PorousOptions& o) {
   Sample s;
-  const auto encoding =
-      o.encoding == "zero_is_solid" ? geometry::VoxelEncoding::zero_is_solid : geometry::VoxelEncoding::nonzero_is_solid;
+  const auto encoding = o.encoding == "zero_is_solid" ? geometry::VoxelEncoding::zero_is_solid
+                                                      : geometry::VoxelEncoding::nonzero_is_solid;
   if (!o.geometry.empty()) {
     std::optional<Extents> dims;
     if (!o.dims.empty()) {
@@ -106,8 +105,8 @@ Sample make_sample(const PorousOptions& o) {
       image = geometry::read_raw_image({o.geometry, *dims, o.voxel_size, encoding});
     }
     s.kind = "file";
-    s.description = {{"file", o.geometry},          {"dataset", o.dataset}, {"encoding", o.encoding},
-                     {"voxel_size", o.voxel_size}};
+    s.description = {
+        {"file", o.geometry}, {"dataset", o.dataset}, {"encoding", o.encoding}, {"voxel_size", o.voxel_size}};
     s.image = std::make_shared<const geometry::VoxelImage>(std::move(image));
     return s;
   }
@@ -157,17 +156,6 @@ Sample make_sample(const PorousOptions& o) {
                    {"spheres", pack.spheres.size()}};
   s.image = std::make_shared<const geometry::VoxelImage>(std::move(pack.image));
   return s;
-}
-
-std::string format_duration(double s) {
-  char buf[32];
-  if (s < 120)
-    std::snprintf(buf, sizeof buf, "%.0f s", s);
-  else if (s < 7200)
-    std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
-  return buf;
 }
 
 /// The density, velocity and a solid marker of every voxel of the box (x fastest), from the
@@ -293,13 +281,10 @@ int run_porous(const PorousOptions& o, const Parallel& parallel) {
   summary["case"] = "porous";
   summary["sample"] = sample.description;
   summary["sample"]["kind"] = sample.kind;
-  summary["variant"] = {{"lattice", o.variant.lattice},
-                        {"precision", o.variant.precision},
-                        {"layout", o.variant.layout},
-                        {"pattern", o.variant.pattern},
-                        {"collision", o.variant.collision},
-                        {"grouping", o.grouping},
-                        {"trt_magic", setup.relaxation.trt_magic}};
+  summary["variant"] = {
+      {"lattice", o.variant.lattice},           {"precision", o.variant.precision}, {"layout", o.variant.layout},
+      {"pattern", o.variant.pattern},           {"collision", o.variant.collision}, {"grouping", o.grouping},
+      {"trt_magic", setup.relaxation.trt_magic}};
   summary["extents"] = {e.nx, e.ny, e.nz};
   summary["sides"] = o.sides;
   summary["tau"] = flow.tau;
@@ -334,27 +319,26 @@ int run_porous(const PorousOptions& o, const Parallel& parallel) {
                      {"fluid_voxels", solver->fluid_voxels()},
                      {"population_bytes", solver->population_bytes()},
                      {"population_bytes_per_fluid_voxel", double(solver->population_bytes()) / fluid}};
-  const auto info = backend_info();
-  summary["backend"] = {{"kokkos_version", info.kokkos_version},
-                        {"execution_space", info.default_backend},
-                        {"device", info.device_name},
-                        {"concurrency", info.concurrency}};
-  summary["karman"] = {{"version", KARMAN_VERSION_STRING}, {"commit", KARMAN_GIT_COMMIT}};
+  add_provenance(summary);
   io::write_json(dir / "summary.json", summary);
-  std::printf("karman porous: %lld steps in %.2f s, %.1f MLUPS (fluid voxels), porosity %.4f, U_s %.6g, k %.6g voxel^2%s\n",
-              static_cast<long long>(solver->steps()), run_seconds, mlups, darcy.porosity,
-              darcy.superficial_velocity, darcy.permeability, steady ? " (steady)" : "");
+  std::printf(
+      "karman porous: %lld steps in %.2f s, %.1f MLUPS (fluid voxels), porosity %.4f, U_s %.6g, k %.6g voxel^2%s\n",
+      static_cast<long long>(solver->steps()), run_seconds, mlups, darcy.porosity, darcy.superficial_velocity,
+      darcy.permeability, steady ? " (steady)" : "");
   if (summary.contains("simple_cubic")) {
     std::printf("  simple cubic c = %.4f: K = %.4f (Sangani & Acrivos series %.4f)\n",
                 summary["simple_cubic"]["solid_fraction"].get<double>(),
                 summary["simple_cubic"]["drag_K"].get<double>(),
                 summary["simple_cubic"]["drag_K_sangani_acrivos_series"].get<double>());
   }
-  std::printf("  output in %s: %ssummary.json\n", std::filesystem::absolute(dir).c_str(),
-              o.no_fields ? "" : "fields.xdmf (open in ParaView; threshold 'solid' < 0.5 for the pore space), fields_*.h5, ");
+  std::printf(
+      "  output in %s: %ssummary.json\n", std::filesystem::absolute(dir).c_str(),
+      o.no_fields ? "" : "fields.xdmf (open in ParaView; threshold 'solid' < 0.5 for the pore space), fields_*.h5, ");
   if (summary["reynolds_sqrt_k"].get<double>() > 1.0) {
-    std::fprintf(stderr, "karman: warning: Re = U_s sqrt(k) / nu = %.3g is not small: inertia bends Darcy's law; lower --force\n",
-                 summary["reynolds_sqrt_k"].get<double>());
+    std::fprintf(
+        stderr,
+        "karman: warning: Re = U_s sqrt(k) / nu = %.3g is not small: inertia bends Darcy's law; lower --force\n",
+        summary["reynolds_sqrt_k"].get<double>());
   }
   if (o.until_steady > 0 && !steady) {
     std::fprintf(stderr,
@@ -381,9 +365,10 @@ void add_porous_command(CLI::App& app, const Parallel& parallel, int& exit_code)
   auto* radius = cmd->add_option("--radius", o->radius, "Random sphere pack: sphere radius in voxels")
                      ->check(positive_finite())
                      ->capture_default_str();
-  auto* array = cmd->add_option("--array", o->array,
-                                "sc: a simple-cubic array, one sphere per periodic cell of edge --n (Zick & Homsy 1982)")
-                    ->check(CLI::IsMember({"sc"}));
+  auto* array =
+      cmd->add_option("--array", o->array,
+                      "sc: a simple-cubic array, one sphere per periodic cell of edge --n (Zick & Homsy 1982)")
+          ->check(CLI::IsMember({"sc"}));
   auto* fraction =
       cmd->add_option("--solid-fraction", o->solid_fraction, "Simple-cubic array: solid fraction c in (0, 0.5236]");
   array->needs(fraction);
@@ -413,7 +398,8 @@ void add_porous_command(CLI::App& app, const Parallel& parallel, int& exit_code)
   cmd->add_option("--tau", o->flow.tau, "Relaxation time of the viscous moments, in [0.501, 100]: nu = (tau - 1/2)/3")
       ->check(positive_finite())
       ->capture_default_str();
-  cmd->add_option("--force", o->flow.force, "Body force per unit mass along x (lattice units); keep U_s sqrt(k)/nu << 1")
+  cmd->add_option("--force", o->flow.force,
+                  "Body force per unit mass along x (lattice units); keep U_s sqrt(k)/nu << 1")
       ->capture_default_str();
   cmd->add_option("--lattice", o->variant.lattice, "Velocity set")
       ->check(CLI::IsMember({"d3q19", "d3q27"}))

@@ -88,9 +88,7 @@ double velocity_sum(const MomentFields& m) {
   return sum;
 }
 
-double sphere_radius(double cell, double solid_fraction) {
-  return cell * std::cbrt(3.0 * solid_fraction / (4.0 * pi));
-}
+double sphere_radius(double cell, double solid_fraction) { return cell * std::cbrt(3.0 * solid_fraction / (4.0 * pi)); }
 
 double simple_cubic_drag(const DarcyFlow& flow, double cell, double solid_fraction) {
   return cell * cell * cell / (6.0 * pi * sphere_radius(cell, solid_fraction) * flow.permeability);
@@ -99,8 +97,7 @@ double simple_cubic_drag(const DarcyFlow& flow, double cell, double solid_fracti
 double sangani_acrivos_drag(double solid_fraction) {
   const double chi = std::cbrt(solid_fraction);
   const double chi3 = chi * chi * chi, chi6 = chi3 * chi3;
-  return 1.0 / (1.0 - 1.7601 * chi + chi3 - 1.5593 * chi6 + 3.9799 * chi6 * chi * chi -
-                3.0734 * chi6 * chi3 * chi);
+  return 1.0 / (1.0 - 1.7601 * chi + chi3 - 1.5593 * chi6 + 3.9799 * chi6 * chi * chi - 3.0734 * chi6 * chi3 * chi);
 }
 
 }  // namespace karman::lbm::cases

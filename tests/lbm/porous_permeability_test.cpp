@@ -71,7 +71,7 @@ struct Measurement {
   int cell = 0;
   double solid_fraction = 0;  ///< of the voxelised sphere
   double tau = 0;
-  double drag = 0;            ///< K
+  double drag = 0;  ///< K
   long steps = 0;
   double seconds = 0;
 };
