@@ -225,11 +225,17 @@ Divergence find_divergence(const Parallel& parallel, const lbm::MomentFields& m,
   d.found = true;
   std::vector<double> mine(5, -1.0);
   if (local_first == global_first) {
-    auto one_rho = Kokkos::subview(rho, std::make_pair(first, first + 1));
-    auto one_u = Kokkos::subview(u, std::make_pair(first, first + 1), Kokkos::ALL());
-    const auto h_rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), one_rho);
-    const auto h_u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), one_u);
-    mine = {global_first, h_rho(0), h_u(0, 0), h_u(0, 1), h_u(0, 2)};
+    // The voxel's row of u is strided (LayoutLeft), which a device-to-host deep_copy refuses:
+    // gather its four values on the device first.
+    Kokkos::View<double[4]> voxel("karman::divergent_voxel");
+    const long long at = first;
+    Kokkos::parallel_for(
+        "karman::read_divergent_voxel", Kokkos::RangePolicy<>(0, 1), KOKKOS_LAMBDA(const int) {
+          voxel(0) = rho(at);
+          for (int a = 0; a < 3; ++a) voxel(1 + a) = u(at, a);
+        });
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), voxel);
+    mine = {global_first, host(0), host(1), host(2), host(3)};
   }
   const std::vector<double> all = parallel.gather(mine);
   for (std::size_t r = 0; r + 4 < all.size(); r += 5) {

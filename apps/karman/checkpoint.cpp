@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <numeric>
 #include <sstream>
 
 namespace karman::app {
@@ -15,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* manifest_format = "karman-checkpoint-1";
+constexpr const char* manifest_format = "karman-checkpoint-2";
 
 fs::path checkpoints_root(const fs::path& output) { return output / "checkpoints"; }
 
@@ -106,6 +108,8 @@ void write_rank_files_and_manifest(const Parallel& parallel, const fs::path& out
     slab.configuration = configuration.dump();
     slab.values.resize(slab.expected_bytes());
     solver.save_populations(slab.values.data());
+    slab.flags.resize(std::size_t(slab.plane_voxels()) * std::size_t(slab.slab_planes));
+    solver.save_flags(slab.flags.data());
     io::write_checkpoint_file(directory / rank_file_name(parallel.rank()), slab);
   });
   collectively(parallel, [&] {
@@ -118,7 +122,8 @@ void write_rank_files_and_manifest(const Parallel& parallel, const fs::path& out
                        {"slab_begin", header.slab_begin},
                        {"slab_planes", header.slab_planes},
                        {"bytes", header.expected_bytes()},
-                       {"checksum_fnv1a64", hex(header.checksum)}});
+                       {"checksum_fnv1a64", hex(header.checksum)},
+                       {"flags_checksum_fnv1a64", hex(header.flags_checksum)}});
     }
     const nlohmann::json manifest = {{"format", manifest_format},
                                      {"step", step},
@@ -127,6 +132,7 @@ void write_rank_files_and_manifest(const Parallel& parallel, const fs::path& out
                                      {"populations", slab.components},
                                      {"precision", configuration.at("variant").at("precision")},
                                      {"order", "(voxel, population), voxels x fastest, post-collision"},
+                                     {"flags", "one 32-bit word per voxel, solvers/include/karman/lbm/cell_flags.hpp"},
                                      {"files", files},
                                      {"configuration", configuration}};
     io::sync_directory(directory);
@@ -135,6 +141,39 @@ void write_rank_files_and_manifest(const Parallel& parallel, const fs::path& out
     prune(output, keep);
     io::sync_directory(checkpoints_root(output));
   });
+}
+
+/// Throws karman::Error when the voxel kinds and boundary ids a checkpoint stored for this
+/// rank's planes differ from the ones this run built from its case: the geometry (walls, inlets,
+/// outlets, their ids) changed, and the populations would continue a different flow. The mask
+/// bits are not compared: which populations a rank's kernel rebuilds next to a wall depends on
+/// where its slab ends (wall_slots.hpp), so they change with the rank count. Names the first voxel.
+void check_flags(const std::string& where, const std::vector<lbm::flag_t>& stored, const lbm::FlowSolver& solver,
+                 const Extents& global, int slab_begin) {
+  std::vector<lbm::flag_t> built(stored.size());
+  solver.save_flags(built.data());
+  const auto differs = [](lbm::flag_t a, lbm::flag_t b) {
+    return (a >> lbm::flags::kind_shift) != (b >> lbm::flags::kind_shift);
+  };
+  const auto first = std::mismatch(stored.begin(), stored.end(), built.begin(),
+                                   [&](lbm::flag_t a, lbm::flag_t b) { return !differs(a, b); });
+  if (first.first == stored.end()) return;
+  const long long v = first.first - stored.begin();
+  const long long differing =
+      std::inner_product(stored.begin(), stored.end(), built.begin(), 0LL, std::plus<>(), differs);
+  // Slabs are whole planes: z planes in 3D, y rows in 2D.
+  const long long plane_voxels = global.nz > 1 ? (long long)global.nx * global.ny : global.nx;
+  const long long plane = slab_begin + v / plane_voxels, within = v % plane_voxels;
+  const long long x = within % global.nx;
+  const long long y = global.nz > 1 ? within / global.nx : plane;
+  const long long z = global.nz > 1 ? plane : 0;
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "%lld voxels, first at (%lld, %lld, %lld): stored kind %u id %d, this run's kind %u id %d", differing,
+                x, y, z, unsigned(lbm::flags::kind(*first.first)), lbm::flags::id(*first.first),
+                unsigned(lbm::flags::kind(*first.second)), lbm::flags::id(*first.second));
+  throw Error(where + ": its geometry (voxel kinds and boundary ids of walls, inlets, outlets) differs from this " +
+              "run's at " + text);
 }
 
 }  // namespace
@@ -163,7 +202,7 @@ double write_checkpoint(const Parallel& parallel, const fs::path& output, lbm::F
     }
     throw;
   }
-  return parallel.sum(double(slab.values.size()));
+  return parallel.sum(double(slab.values.size() + slab.flags.size() * sizeof(std::uint32_t)));
 }
 
 std::vector<CheckpointManifest> restart_candidates(const std::string& what, const fs::path& output) {
@@ -205,8 +244,10 @@ CheckpointManifest load_checkpoint(const Parallel& parallel, const std::vector<C
       std::size_t(plane_voxels) * std::size_t(solver.populations()) * std::size_t(solver.population_size());
   const int begin = part.owned_begin(), end = part.owned_begin() + part.owned_planes();
   std::string reasons;
+  const std::size_t owned_voxels = std::size_t(plane_voxels) * std::size_t(part.owned_planes());
   for (const CheckpointManifest& candidate : candidates) {
     std::vector<std::byte> buffer(plane_bytes * std::size_t(part.owned_planes()));
+    std::vector<lbm::flag_t> stored_flags(owned_voxels);
     try {
       collectively(parallel, [&] {
         const std::string where = "checkpoint '" + candidate.directory.string() + "'";
@@ -223,8 +264,10 @@ CheckpointManifest load_checkpoint(const Parallel& parallel, const std::vector<C
           if (lo >= hi) continue;
           const io::CheckpointSlab slab =
               io::read_checkpoint_file(candidate.directory / entry.at("file").get<std::string>());
-          if (hex(slab.checksum) != entry.at("checksum_fnv1a64").get<std::string>() || slab.step != candidate.step ||
-              slab.slab_begin != file_begin || slab.slab_planes != file_end - file_begin) {
+          if (hex(slab.checksum) != entry.at("checksum_fnv1a64").get<std::string>() ||
+              hex(slab.flags_checksum) != entry.at("flags_checksum_fnv1a64").get<std::string>() ||
+              slab.step != candidate.step || slab.slab_begin != file_begin ||
+              slab.slab_planes != file_end - file_begin) {
             throw Error(where + ": file " + entry.at("file").get<std::string>() +
                         " does not match the manifest (from another checkpoint?)");
           }
@@ -236,12 +279,16 @@ CheckpointManifest load_checkpoint(const Parallel& parallel, const std::vector<C
           std::memcpy(buffer.data() + std::size_t(lo - begin) * plane_bytes,
                       slab.values.data() + std::size_t(lo - file_begin) * plane_bytes,
                       std::size_t(hi - lo) * plane_bytes);
+          std::copy_n(slab.flags.begin() + std::ptrdiff_t(lo - file_begin) * plane_voxels,
+                      std::size_t(hi - lo) * plane_voxels,
+                      stored_flags.begin() + std::ptrdiff_t(lo - begin) * plane_voxels);
           covered += hi - lo;
         }
         if (covered != end - begin) {
           throw Error(where + ": its files cover " + std::to_string(covered) + " of planes [" + std::to_string(begin) +
                       ", " + std::to_string(end) + ")");
         }
+        check_flags(where, stored_flags, solver, global, begin);
       });
       collectively(parallel, [&] { solver.load_populations(buffer.data(), candidate.step); });
       if (parallel.root() && !reasons.empty()) {

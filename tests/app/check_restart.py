@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Checkpoint and restart as a user on a shared machine meets them: a run killed with
 SIGKILL after a checkpoint continues with --restart latest to bitwise the same fields and step
-count as an uninterrupted run (1 and 3 ranks, AB and AA, and onto another rank count, layout and
-pattern); SIGTERM writes a checkpoint and exits 143 with a restart hint; a corrupted or truncated
+count as an uninterrupted run (1 and 3 ranks, AB and AA, FP64 and FP16 storage, and onto another
+rank count, layout and pattern); SIGTERM writes a checkpoint and exits 143 with a restart hint; a corrupted or truncated
 checkpoint is refused and --restart latest falls back to the one before; a NaN is caught at the
 next check with its voxel and nothing is written from it; --max-steps before --until-steady
 exits 4. Usage: check_restart.py KARMAN [MPIEXEC]"""
@@ -96,11 +96,14 @@ with tempfile.TemporaryDirectory() as tmp:
     # Bitwise continuation after kill -9: the straight run and the killed-then-restarted run end
     # with the same field fingerprint and step count.
     base = ["cavity", "--n", "48", "--re", "400", "--steps", "3000", "--output-every", "1000", "--quiet"]
-    for ranks, pattern, layout in ((1, "ab", "soa"), (1, "aa", "csoa"), (3, "ab", "disaggregated"), (3, "aa", "aos")):
+    # FP16 storage words are checkpointed as they are (16-bit), so FP16 runs continue bitwise too.
+    for ranks, pattern, layout, precision in ((1, "ab", "soa", "double"), (1, "aa", "csoa", "double"),
+                                              (1, "aa", "disaggregated", "fp16c"), (3, "ab", "disaggregated", "double"),
+                                              (3, "aa", "aos", "double")):
         if ranks > 1 and not MPIEXEC:
             continue
-        tag = f"np{ranks}_{pattern}"
-        variant = ["--pattern", pattern, "--layout", layout]
+        tag = f"np{ranks}_{pattern}_{precision}"
+        variant = ["--pattern", pattern, "--layout", layout, "--precision", precision]
         straight = os.path.join(tmp, "straight_" + tag)
         run(base + variant + ["--output", straight], ranks)
         killed = os.path.join(tmp, "killed_" + tag)

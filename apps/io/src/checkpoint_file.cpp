@@ -48,7 +48,7 @@ void sync_directory(const std::filesystem::path& directory) {
 #if KARMAN_ENABLE_HDF5
 namespace {
 
-constexpr const char* format_name = "karman-checkpoint-1";
+constexpr const char* format_name = "karman-checkpoint-2";
 
 void write_attribute(hid_t file, const char* name, hid_t type, const void* values, hsize_t count,
                      const std::string& where) {
@@ -85,11 +85,43 @@ std::string read_string(hid_t file, const char* name, const std::string& where) 
   return text;
 }
 
-hid_t file_type(int value_size) { return value_size == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE; }
-hid_t memory_type(int value_size) { return value_size == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE; }
+bool valid_value_size(int value_size) { return value_size == 2 || value_size == 4 || value_size == 8; }
+/// FP16 storage words (float16.hpp: shifted, FP16S or FP16C) are stored as they are, as
+/// unsigned 16-bit integers: a restart continues bitwise, and no reader mistakes them for IEEE
+/// half values.
+hid_t file_type(int value_size) {
+  return value_size == 2 ? H5T_STD_U16LE : value_size == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+}
+hid_t memory_type(int value_size) {
+  return value_size == 2 ? H5T_NATIVE_UINT16 : value_size == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+}
 
-void write_hdf5(const std::filesystem::path& path, const CheckpointSlab& slab, std::uint64_t sum,
-                const std::string& where) {
+void write_dataset(hid_t root, const char* name, hid_t file_type, hid_t memory_type, const hsize_t* shape, int rank,
+                   const void* data, const std::string& where) {
+  const std::string failure = where + ": cannot write dataset '" + name + "'";
+  detail::Handle space(H5Screate_simple(rank, shape, nullptr), H5Sclose, failure);
+  detail::Handle dataset(H5Dcreate2(root, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                         H5Dclose, failure);
+  detail::check(H5Dwrite(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), failure);
+  dataset.close(failure);
+}
+
+/// Reads dataset `name`, which must hold `count` values, into `data` as `memory_type`; throws for
+/// a missing, short or unreadable one.
+void read_dataset(hid_t root, const char* name, hid_t memory_type, std::size_t count, void* data,
+                  const std::string& where) {
+  const std::string failure = where + ": dataset '" + name + "' missing or unreadable (truncated or damaged?)";
+  detail::Handle dataset(H5Dopen2(root, name, H5P_DEFAULT), H5Dclose, failure);
+  detail::Handle space(H5Dget_space(dataset.get()), H5Sclose, failure);
+  const hssize_t points = H5Sget_simple_extent_npoints(space.get());
+  if (points < 0 || std::size_t(points) != count) {
+    throw Error(where + ": dataset '" + name + "' holds " + std::to_string(points) + " values, the header promises " +
+                std::to_string(count));
+  }
+  detail::check(H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), failure);
+}
+
+void write_hdf5(const std::filesystem::path& path, const CheckpointSlab& slab, const std::string& where) {
   detail::Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
                       where + ": cannot create it");
   const hid_t root = file.get();
@@ -100,19 +132,17 @@ void write_hdf5(const std::filesystem::path& path, const CheckpointSlab& slab, s
   write_attribute(root, "slab_planes", H5T_NATIVE_INT, &slab.slab_planes, 1, where);
   write_attribute(root, "components", H5T_NATIVE_INT, &slab.components, 1, where);
   write_attribute(root, "value_size", H5T_NATIVE_INT, &slab.value_size, 1, where);
-  const unsigned long long sum_value = sum;
-  write_attribute(root, "checksum_fnv1a64", H5T_NATIVE_ULLONG, &sum_value, 1, where);
+  const unsigned long long sums[2] = {
+      checksum(slab.values.data(), slab.values.size()),
+      checksum(reinterpret_cast<const std::byte*>(slab.flags.data()), slab.flags.size() * sizeof(std::uint32_t))};
+  write_attribute(root, "checksum_fnv1a64", H5T_NATIVE_ULLONG, &sums[0], 1, where);
+  write_attribute(root, "flags_checksum_fnv1a64", H5T_NATIVE_ULLONG, &sums[1], 1, where);
   write_string(root, "configuration", slab.configuration, where);
-  const hsize_t shape[2] = {hsize_t(slab.plane_voxels()) * hsize_t(slab.slab_planes), hsize_t(slab.components)};
-  const std::string failure = where + ": cannot write dataset 'populations'";
-  detail::Handle space(H5Screate_simple(2, shape, nullptr), H5Sclose, failure);
-  detail::Handle dataset(
-      H5Dcreate2(root, "populations", file_type(slab.value_size), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-      H5Dclose, failure);
-  detail::check(
-      H5Dwrite(dataset.get(), memory_type(slab.value_size), H5S_ALL, H5S_ALL, H5P_DEFAULT, slab.values.data()),
-      failure);
-  dataset.close(failure);
+  const hsize_t voxels = hsize_t(slab.plane_voxels()) * hsize_t(slab.slab_planes);
+  const hsize_t shape[2] = {voxels, hsize_t(slab.components)};
+  write_dataset(root, "populations", file_type(slab.value_size), memory_type(slab.value_size), shape, 2,
+                slab.values.data(), where);
+  write_dataset(root, "flags", H5T_STD_U32LE, H5T_NATIVE_UINT32, &voxels, 1, slab.flags.data(), where);
   file.close(where + ": cannot close (flush) it");
 }
 
@@ -120,13 +150,19 @@ void write_hdf5(const std::filesystem::path& path, const CheckpointSlab& slab, s
 
 void write_checkpoint_file(const std::filesystem::path& path, const CheckpointSlab& slab) {
   const std::string where = "checkpoint file '" + path.string() + "'";
-  if (slab.values.size() != slab.expected_bytes() || (slab.value_size != 4 && slab.value_size != 8)) {
-    throw Error(where + ": " + std::to_string(slab.values.size()) + " bytes of values, the header promises " +
-                std::to_string(slab.expected_bytes()));
+  if (!valid_value_size(slab.value_size)) {
+    throw Error(where + ": value size " + std::to_string(slab.value_size) + " bytes, accepted: 2, 4 or 8");
+  }
+  const std::size_t voxels = std::size_t(slab.plane_voxels()) * std::size_t(slab.slab_planes);
+  if (slab.values.size() != slab.expected_bytes() || slab.flags.size() != voxels) {
+    throw Error(where + ": " + std::to_string(slab.values.size()) + " bytes of values and " +
+                std::to_string(slab.flags.size()) + " flags, the header promises " +
+                std::to_string(slab.expected_bytes()) + " and " + std::to_string(voxels));
   }
   // HDF5 reports a full disk only as a failed write; saying so first is clearer.
   struct statvfs fs {};
-  const double need = double(slab.values.size() + slab.configuration.size()) + 65536.0;
+  const double need =
+      double(slab.values.size() + slab.flags.size() * sizeof(std::uint32_t) + slab.configuration.size()) + 65536.0;
   if (::statvfs(path.parent_path().empty() ? "." : path.parent_path().c_str(), &fs) == 0 &&
       double(fs.f_bavail) * double(fs.f_frsize) < need) {
     char text[128];
@@ -140,7 +176,7 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointSl
   ::close(temporary.fd);
   int error_number = 0;
   try {
-    write_hdf5(temporary.path, slab, checksum(slab.values.data(), slab.values.size()), where);
+    write_hdf5(temporary.path, slab, where);
     // HDF5 closed the file but the data may still sit in the page cache: a crash after the
     // rename must not leave a renamed empty file.
     const int fd = ::open(temporary.path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -176,27 +212,27 @@ CheckpointSlab read_checkpoint_file(const std::filesystem::path& path, bool valu
   read_attribute(root, "slab_planes", H5T_NATIVE_INT, &slab.slab_planes, where);
   read_attribute(root, "components", H5T_NATIVE_INT, &slab.components, where);
   read_attribute(root, "value_size", H5T_NATIVE_INT, &slab.value_size, where);
-  unsigned long long sum = 0;
-  read_attribute(root, "checksum_fnv1a64", H5T_NATIVE_ULLONG, &sum, where);
-  slab.checksum = sum;
+  unsigned long long sums[2] = {0, 0};
+  read_attribute(root, "checksum_fnv1a64", H5T_NATIVE_ULLONG, &sums[0], where);
+  read_attribute(root, "flags_checksum_fnv1a64", H5T_NATIVE_ULLONG, &sums[1], where);
+  slab.checksum = sums[0];
+  slab.flags_checksum = sums[1];
   slab.configuration = read_string(root, "configuration", where);
-  if (slab.value_size != 4 && slab.value_size != 8) {
-    throw Error(where + ": value size " + std::to_string(slab.value_size) + " bytes, accepted: 4 or 8");
+  if (!valid_value_size(slab.value_size)) {
+    throw Error(where + ": value size " + std::to_string(slab.value_size) + " bytes, accepted: 2, 4 or 8");
   }
   if (!values) return slab;
-  const std::string failure = where + ": dataset 'populations' missing or unreadable (truncated or damaged?)";
-  detail::Handle dataset(H5Dopen2(root, "populations", H5P_DEFAULT), H5Dclose, failure);
-  detail::Handle space(H5Dget_space(dataset.get()), H5Sclose, failure);
-  const hssize_t points = H5Sget_simple_extent_npoints(space.get());
-  if (points < 0 || std::size_t(points) * std::size_t(slab.value_size) != slab.expected_bytes()) {
-    throw Error(where + ": dataset 'populations' holds " + std::to_string(points) + " values, the header promises " +
-                std::to_string(slab.expected_bytes() / std::size_t(slab.value_size)));
-  }
   slab.values.resize(slab.expected_bytes());
-  detail::check(H5Dread(dataset.get(), memory_type(slab.value_size), H5S_ALL, H5S_ALL, H5P_DEFAULT, slab.values.data()),
-                failure);
+  read_dataset(root, "populations", memory_type(slab.value_size), slab.expected_bytes() / std::size_t(slab.value_size),
+               slab.values.data(), where);
   if (checksum(slab.values.data(), slab.values.size()) != slab.checksum) {
     throw Error(where + ": checksum mismatch, the file is corrupted");
+  }
+  slab.flags.resize(std::size_t(slab.plane_voxels()) * std::size_t(slab.slab_planes));
+  read_dataset(root, "flags", H5T_NATIVE_UINT32, slab.flags.size(), slab.flags.data(), where);
+  if (checksum(reinterpret_cast<const std::byte*>(slab.flags.data()), slab.flags.size() * sizeof(std::uint32_t)) !=
+      slab.flags_checksum) {
+    throw Error(where + ": checksum mismatch in its flags, the file is corrupted");
   }
   return slab;
 }

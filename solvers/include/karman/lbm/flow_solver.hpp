@@ -4,6 +4,7 @@
 /// variant from user input. Virtual calls happen once per step, never per voxel.
 
 #include <karman/core/halo_plan.hpp>
+#include <karman/lbm/cell_flags.hpp>
 #if KARMAN_ENABLE_MPI
 #include <karman/comm/comm_stats.hpp>
 #endif
@@ -70,6 +71,10 @@ class FlowSolver {
   /// Replaces the populations with `in` in save_populations' order and sets the step count to
   /// `steps` (even for AA). Throws karman::Error for an odd AA step count.
   virtual void load_populations(const std::byte* in, std::int64_t steps) = 0;
+  /// Copies the flag word (cell_flags.hpp) of every owned voxel into `out`, in local order (x fastest),
+  /// for checkpoints. Kind and id depend on the global geometry only; the mask bits also on where the
+  /// slab ends (walls at rest served through slots, wall_slots.hpp), never on the layout or pattern.
+  virtual void save_flags(flag_t* out) const = 0;
 #if KARMAN_ENABLE_MPI
   /// True when halos move through MPI (a decomposed run).
   virtual bool uses_mpi() const = 0;

@@ -253,6 +253,13 @@ class SolverCore : public FlowSolver {
     m_steps = steps;
   }
 
+  void save_flags(flag_t* out) const override {
+    const VoxelRange owned = m_part.owned();
+    Kokkos::deep_copy(
+        Kokkos::View<flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out, owned.size()),
+        Kokkos::subview(m_flags, Kokkos::make_pair(std::size_t(owned.begin), std::size_t(owned.end))));
+  }
+
  protected:
   /// Allocates the lattices and flags of `setup`'s slab and sets the initial equilibrium.
   /// `exchanger` moves halos (null when the slab axis is neither periodic nor decomposed);
