@@ -53,6 +53,9 @@ SANITIZE_VARIANTS ?= $(subst $(space),,\
   d3q27/double/aos;d3q27/double/soa;d3q27/double/csoa;d3q27/double/disaggregated;\
   d3q19/float/soa;d3q19/float/csoa;d2q9/fp16s/soa;d2q9/fp16s/disaggregated;\
   d2q9/fp16c/soa;d2q9/fp16c/disaggregated;d3q27/fp16c/csoa)
+# The README's lines sweep every layout of float (its bench lines), which these units do not hold;
+# make test runs them.
+SANITIZE_EXCLUDE  ?= ^app_readme_lines$$
 SANITIZE_DIR      ?= build/debug
 SANITIZE_ENV      := ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 
@@ -92,7 +95,7 @@ hip-check:
 sanitize: deps $(KOKKOS_STEP)
 	@cmake --preset debug -DKokkos_ROOT=$(KOKKOS_PREFIX) -DKARMAN_VARIANTS="$(SANITIZE_VARIANTS)" -B $(SANITIZE_DIR) >/dev/null
 	@cmake --build $(SANITIZE_DIR) -j $(JOBS)
-	@cd $(SANITIZE_DIR) && $(SANITIZE_ENV) ctest --output-on-failure -j $(JOBS) -L "unit|mpi" $(CTEST_ARGS)
+	@cd $(SANITIZE_DIR) && $(SANITIZE_ENV) ctest --output-on-failure -j $(JOBS) -L "unit|mpi" -E "$(SANITIZE_EXCLUDE)" $(CTEST_ARGS)
 
 format:
 	@git ls-files '*.hpp' '*.cpp' | xargs clang-format -i
