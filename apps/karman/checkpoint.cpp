@@ -108,7 +108,7 @@ void write_rank_files_and_manifest(const Parallel& parallel, const fs::path& out
     slab.configuration = configuration.dump();
     slab.values.resize(slab.expected_bytes());
     solver.save_populations(slab.values.data());
-    slab.flags.resize(std::size_t(slab.plane_voxels()) * std::size_t(slab.slab_planes));
+    slab.flags.resize(slab.voxels());
     solver.save_flags(slab.flags.data());
     io::write_checkpoint_file(directory / rank_file_name(parallel.rank()), slab);
   });
@@ -158,19 +158,13 @@ void check_flags(const std::string& where, const std::vector<lbm::flag_t>& store
   const auto first = std::mismatch(stored.begin(), stored.end(), built.begin(),
                                    [&](lbm::flag_t a, lbm::flag_t b) { return !differs(a, b); });
   if (first.first == stored.end()) return;
-  const long long v = first.first - stored.begin();
+  const index_t v = global.plane_size() * slab_begin + (first.first - stored.begin());
   const long long differing =
       std::inner_product(stored.begin(), stored.end(), built.begin(), 0LL, std::plus<>(), differs);
-  // Slabs are whole planes: z planes in 3D, y rows in 2D.
-  const long long plane_voxels = global.nz > 1 ? (long long)global.nx * global.ny : global.nx;
-  const long long plane = slab_begin + v / plane_voxels, within = v % plane_voxels;
-  const long long x = within % global.nx;
-  const long long y = global.nz > 1 ? within / global.nx : plane;
-  const long long z = global.nz > 1 ? plane : 0;
   char text[160];
-  std::snprintf(text, sizeof text,
-                "%lld voxels, first at (%lld, %lld, %lld): stored kind %u id %d, this run's kind %u id %d", differing,
-                x, y, z, unsigned(lbm::flags::kind(*first.first)), lbm::flags::id(*first.first),
+  std::snprintf(text, sizeof text, "%lld voxels, first at (%d, %d, %d): stored kind %u id %d, this run's kind %u id %d",
+                differing, global.coordinate(v, 0), global.coordinate(v, 1), global.coordinate(v, 2),
+                unsigned(lbm::flags::kind(*first.first)), lbm::flags::id(*first.first),
                 unsigned(lbm::flags::kind(*first.second)), lbm::flags::id(*first.second));
   throw Error(where + ": its geometry (voxel kinds and boundary ids of walls, inlets, outlets) differs from this " +
               "run's at " + text);
@@ -239,7 +233,7 @@ CheckpointManifest load_checkpoint(const Parallel& parallel, const std::vector<C
   const auto& part = solver.partition();
   const Extents& global = part.global();
   const std::vector<long long> extents = {global.nx, global.ny, global.nz};
-  const long long plane_voxels = global.nz > 1 ? (long long)global.nx * global.ny : global.nx;
+  const index_t plane_voxels = global.plane_size();
   const std::size_t plane_bytes =
       std::size_t(plane_voxels) * std::size_t(solver.populations()) * std::size_t(solver.population_size());
   const int begin = part.owned_begin(), end = part.owned_begin() + part.owned_planes();

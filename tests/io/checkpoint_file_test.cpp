@@ -35,7 +35,7 @@ io::CheckpointSlab make_slab(int value_size, int components) {
   slab.configuration = R"({"case":"test"})";
   slab.values.resize(slab.expected_bytes());
   for (std::size_t b = 0; b < slab.values.size(); ++b) slab.values[b] = std::byte((b * 37 + 11) % 251);
-  slab.flags.resize(std::size_t(slab.plane_voxels()) * std::size_t(slab.slab_planes));
+  slab.flags.resize(slab.voxels());
   for (std::size_t v = 0; v < slab.flags.size(); ++v) slab.flags[v] = std::uint32_t(0x9e3779b9u * (v + 1));
   return slab;
 }

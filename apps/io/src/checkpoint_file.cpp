@@ -21,8 +21,10 @@ long long CheckpointSlab::plane_voxels() const {
   return global_extents[2] > 1 ? global_extents[0] * global_extents[1] : global_extents[0];
 }
 
+std::size_t CheckpointSlab::voxels() const { return std::size_t(plane_voxels()) * std::size_t(slab_planes); }
+
 std::size_t CheckpointSlab::expected_bytes() const {
-  return std::size_t(plane_voxels()) * std::size_t(slab_planes) * std::size_t(components) * std::size_t(value_size);
+  return voxels() * std::size_t(components) * std::size_t(value_size);
 }
 
 std::uint64_t checksum(const std::byte* data, std::size_t bytes) {
@@ -85,6 +87,10 @@ std::string read_string(hid_t file, const char* name, const std::string& where) 
   return text;
 }
 
+std::uint64_t flags_checksum(const std::vector<std::uint32_t>& flags) {
+  return checksum(reinterpret_cast<const std::byte*>(flags.data()), flags.size() * sizeof(std::uint32_t));
+}
+
 bool valid_value_size(int value_size) { return value_size == 2 || value_size == 4 || value_size == 8; }
 /// FP16 storage words (float16.hpp: shifted, FP16S or FP16C) are stored as they are, as
 /// unsigned 16-bit integers: a restart continues bitwise, and no reader mistakes them for IEEE
@@ -132,13 +138,11 @@ void write_hdf5(const std::filesystem::path& path, const CheckpointSlab& slab, c
   write_attribute(root, "slab_planes", H5T_NATIVE_INT, &slab.slab_planes, 1, where);
   write_attribute(root, "components", H5T_NATIVE_INT, &slab.components, 1, where);
   write_attribute(root, "value_size", H5T_NATIVE_INT, &slab.value_size, 1, where);
-  const unsigned long long sums[2] = {
-      checksum(slab.values.data(), slab.values.size()),
-      checksum(reinterpret_cast<const std::byte*>(slab.flags.data()), slab.flags.size() * sizeof(std::uint32_t))};
+  const unsigned long long sums[2] = {checksum(slab.values.data(), slab.values.size()), flags_checksum(slab.flags)};
   write_attribute(root, "checksum_fnv1a64", H5T_NATIVE_ULLONG, &sums[0], 1, where);
   write_attribute(root, "flags_checksum_fnv1a64", H5T_NATIVE_ULLONG, &sums[1], 1, where);
   write_string(root, "configuration", slab.configuration, where);
-  const hsize_t voxels = hsize_t(slab.plane_voxels()) * hsize_t(slab.slab_planes);
+  const hsize_t voxels = slab.voxels();
   const hsize_t shape[2] = {voxels, hsize_t(slab.components)};
   write_dataset(root, "populations", file_type(slab.value_size), memory_type(slab.value_size), shape, 2,
                 slab.values.data(), where);
@@ -153,11 +157,10 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointSl
   if (!valid_value_size(slab.value_size)) {
     throw Error(where + ": value size " + std::to_string(slab.value_size) + " bytes, accepted: 2, 4 or 8");
   }
-  const std::size_t voxels = std::size_t(slab.plane_voxels()) * std::size_t(slab.slab_planes);
-  if (slab.values.size() != slab.expected_bytes() || slab.flags.size() != voxels) {
+  if (slab.values.size() != slab.expected_bytes() || slab.flags.size() != slab.voxels()) {
     throw Error(where + ": " + std::to_string(slab.values.size()) + " bytes of values and " +
                 std::to_string(slab.flags.size()) + " flags, the header promises " +
-                std::to_string(slab.expected_bytes()) + " and " + std::to_string(voxels));
+                std::to_string(slab.expected_bytes()) + " and " + std::to_string(slab.voxels()));
   }
   // HDF5 reports a full disk only as a failed write; saying so first is clearer.
   struct statvfs fs {};
@@ -228,10 +231,9 @@ CheckpointSlab read_checkpoint_file(const std::filesystem::path& path, bool valu
   if (checksum(slab.values.data(), slab.values.size()) != slab.checksum) {
     throw Error(where + ": checksum mismatch, the file is corrupted");
   }
-  slab.flags.resize(std::size_t(slab.plane_voxels()) * std::size_t(slab.slab_planes));
+  slab.flags.resize(slab.voxels());
   read_dataset(root, "flags", H5T_NATIVE_UINT32, slab.flags.size(), slab.flags.data(), where);
-  if (checksum(reinterpret_cast<const std::byte*>(slab.flags.data()), slab.flags.size() * sizeof(std::uint32_t)) !=
-      slab.flags_checksum) {
+  if (flags_checksum(slab.flags) != slab.flags_checksum) {
     throw Error(where + ": checksum mismatch in its flags, the file is corrupted");
   }
   return slab;

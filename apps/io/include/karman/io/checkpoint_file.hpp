@@ -30,6 +30,8 @@ struct CheckpointSlab {
   std::uint64_t flags_checksum = 0;           ///< checksum(flags) as written
   /// Voxels of one plane of the slab (nx in 2D, nx ny in 3D).
   long long plane_voxels() const;
+  /// Voxels of the slab: the length of `flags`.
+  std::size_t voxels() const;
   /// Bytes of `values` the header promises.
   std::size_t expected_bytes() const;
 };
