@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <set>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -55,6 +56,27 @@ TYPED_TEST(LayoutTest, OffsetIsInjectiveIntoStorage) {
       }
     }
   }
+}
+
+// Kernels resolve a voxel's group span once and reuse it for every voxel of that group
+// (stream_collide.hpp's plane spans): the element must be the one the plain accessor names.
+TYPED_TEST(LayoutTest, GroupSpanAccessNamesTheSameElement) {
+  for (const auto& box : odd_boxes) {
+    for (const auto& groups : tables_for(box)) {
+      Field<double, TypeParam, Kokkos::HostSpace> f("f", groups, 19);
+      for (Group g : all_groups) {
+        const VoxelRange r = groups[g];
+        if (r.empty()) continue;
+        const auto span = f.span_of(r.begin);
+        for (index_t v = r.begin; v < r.end; ++v) {
+          for (int q = 0; q < f.components(); ++q) {
+            ASSERT_EQ(&f(span, v, q), &f(v, q)) << TypeParam::name << " group " << name(g) << " v=" << v << " q=" << q;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(has_group_span_v<TypeParam>, (std::is_same_v<TypeParam, Disaggregated>));
 }
 
 TYPED_TEST(LayoutTest, BlocksCoverExactlyTheRequestedValues) {

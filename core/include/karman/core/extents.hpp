@@ -29,13 +29,13 @@ struct Extents {
     return int(axis == 0 ? v % nx : axis == 1 ? v / nx % ny : v / (index_t(nx) * ny));
   }
   /// 2 when nz == 1, else 3.
-  KOKKOS_INLINE_FUNCTION int dimension() const { return nz == 1 ? 2 : 3; }
+  KOKKOS_INLINE_FUNCTION constexpr int dimension() const { return nz == 1 ? 2 : 3; }
   /// Extent along axis 0 (x), 1 (y) or 2 (z).
   KOKKOS_INLINE_FUNCTION int extent(int axis) const { return axis == 0 ? nx : (axis == 1 ? ny : nz); }
   /// The axis a box is cut into slabs along, the slowest one with more than one voxel: 2 (z)
   /// for 3D boxes, 1 (y) for 2D boxes. The one definition partitions, decompositions, halo
   /// exchanges and kernels share.
-  KOKKOS_INLINE_FUNCTION int slab_axis() const { return dimension() == 3 ? 2 : 1; }
+  KOKKOS_INLINE_FUNCTION constexpr int slab_axis() const { return dimension() == 3 ? 2 : 1; }
   /// Voxels in one plane across the slab axis (nx * ny in 3D, nx in 2D): the linear-index
   /// stride of one step along the slab axis, and what a neighbour exchange moves per plane.
   KOKKOS_INLINE_FUNCTION index_t plane_size() const { return slab_axis() == 2 ? index_t(nx) * ny : index_t(nx); }

@@ -93,8 +93,31 @@ class Field {
     return std::size_t(mapping_type(groups, checked_components(components)).size()) * sizeof(T);
   }
 
+  /// Where the components of a group's voxels lie, for layouts whose offsets depend on the
+  /// group (Disaggregated); an empty type otherwise (layout_traits.hpp).
+  using group_span = layout_group_span_t<Layout>;
+
   /// Component `comp` of voxel `voxel`.
   KOKKOS_INLINE_FUNCTION T& operator()(index_t voxel, int comp) const { return m_data(m_map.offset(voxel, comp)); }
+  /// The span of the group holding `voxel`: what a kernel resolves once for many accesses.
+  KOKKOS_INLINE_FUNCTION group_span span_of(index_t voxel) const {
+    if constexpr (has_group_span_v<Layout>) {
+      return m_map.span_of(voxel);
+    } else {
+      (void)voxel;
+      return {};
+    }
+  }
+  /// Component `comp` of `voxel`, which lies in the group of `span` (from span_of on a voxel
+  /// of the same group): the same element as (voxel, comp) without looking the group up.
+  KOKKOS_INLINE_FUNCTION T& operator()(const group_span& span, index_t voxel, int comp) const {
+    if constexpr (has_group_span_v<Layout>) {
+      return m_data(m_map.offset(span, voxel, comp));
+    } else {
+      (void)span;
+      return m_data(m_map.offset(voxel, comp));
+    }
+  }
 
   /// Components per voxel.
   KOKKOS_INLINE_FUNCTION int components() const {

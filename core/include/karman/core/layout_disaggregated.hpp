@@ -28,16 +28,30 @@ struct Disaggregated {
       }
     }
 
+    /// Where the components of one group's voxels lie: component q of voxel v of the group is
+    /// at base + q * stride + v. A kernel that touches many components of voxels whose group it
+    /// knows resolves the span once (span_of) instead of once per access.
+    struct group_span {
+      index_t base = 0;    ///< begin_g * (Q - 1)
+      index_t stride = 0;  ///< voxels in the group
+    };
+
     /// Group holding a voxel: the last group whose range starts at or before it
     /// (branch-free; empty groups share their begin with the next group and are skipped).
     KOKKOS_INLINE_FUNCTION int group_of(index_t voxel) const {
       return int(voxel >= m_begin[1]) + int(voxel >= m_begin[2]) + int(voxel >= m_begin[3]) + int(voxel >= m_begin[4]);
     }
-    /// Storage offset of component `comp` of voxel `voxel`.
-    KOKKOS_INLINE_FUNCTION index_t offset(index_t voxel, int comp) const {
+    /// The span of the group holding `voxel`.
+    KOKKOS_INLINE_FUNCTION group_span span_of(index_t voxel) const {
       const int g = group_of(voxel);
-      return m_base[g] + comp * m_size[g] + voxel;
+      return {m_base[g], m_size[g]};
     }
+    /// Storage offset of component `comp` of `voxel`, which lies in the group of `span`.
+    KOKKOS_INLINE_FUNCTION index_t offset(const group_span& span, index_t voxel, int comp) const {
+      return span.base + comp * span.stride + voxel;
+    }
+    /// Storage offset of component `comp` of voxel `voxel`.
+    KOKKOS_INLINE_FUNCTION index_t offset(index_t voxel, int comp) const { return offset(span_of(voxel), voxel, comp); }
     /// Storage elements the field needs.
     index_t size() const { return m_voxels * m_components; }
     /// Components per voxel.

@@ -25,8 +25,9 @@ struct LatticeBase {
   static constexpr int D = Dim;        ///< spatial dimension
   static constexpr int Q = Q_;         ///< number of populations
   static constexpr int rest = Q_ / 2;  ///< index of the rest population
-  /// Slab axis (z in 3D, y in 2D): the axis the domain is cut along for MPI.
-  static constexpr int slab_axis = Dim - 1;
+  /// Slab axis (z in 3D, y in 2D), the axis the domain is cut along for MPI: Extents::slab_axis()
+  /// of a box of dimension D, known at compile time for the kernels.
+  static constexpr int slab_axis = Extents{2, 2, Dim == 3 ? 2 : 1}.slab_axis();
   /// Number of populations crossing a slab boundary in each direction.
   static constexpr int crossing = CrossingCount;
 

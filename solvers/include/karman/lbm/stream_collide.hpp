@@ -96,6 +96,34 @@ struct PopulationAccess {
   /// Writes `value` into slot q of voxel v of the written lattice.
   KOKKOS_INLINE_FUNCTION void put(index_t v, int q, T value) const { dst(v, q) = encode_population<L, P>(value, q); }
 
+  using span_type = typename field_type::group_span;
+  static_assert(!has_group_span_v<Layout> || !has_absent_neighbours<N>,
+                "karman::lbm: a grouped layout (Disaggregated) needs the dense box's planes");
+  /// The group spans of the planes below, at and above a voxel along the slab axis (at[1 + dz]).
+  /// Groups are whole planes (SlabPartition), so a stencil neighbour's group is its plane's: a
+  /// grouped layout (Disaggregated) resolves three spans per update instead of looking the
+  /// group up on each of the 2Q accesses. Empty for the other layouts.
+  struct PlaneSpans {
+    span_type at[3];
+  };
+  KOKKOS_INLINE_FUNCTION PlaneSpans plane_spans(index_t v) const {
+    if constexpr (has_group_span_v<Layout>) {
+      const index_t plane = topology.plane_size();
+      return {{src.span_of(v - plane), src.span_of(v), src.span_of(v + plane)}};
+    } else {
+      (void)v;
+      return {};
+    }
+  }
+  /// get() of voxel v in the plane `dz` planes away from the updated one.
+  KOKKOS_INLINE_FUNCTION T get(const PlaneSpans& p, int dz, index_t v, int q) const {
+    return decode_population<L, P>(src(p.at[1 + dz], v, q), q);
+  }
+  /// put() into voxel v in the plane `dz` planes away from the updated one.
+  KOKKOS_INLINE_FUNCTION void put(const PlaneSpans& p, int dz, index_t v, int q, T value) const {
+    dst(p.at[1 + dz], v, q) = encode_population<L, P>(value, q);
+  }
+
   /// Ladd's moving-wall term 2 w_i rho0 (c_i . u_w) / cs^2 for population i entering from the
   /// solid voxel `wall` (rho0 = 1); zero when that voxel is not a wall.
   KOKKOS_INLINE_FUNCTION T wall_term(index_t wall, int i) const {
@@ -110,10 +138,11 @@ struct PopulationAccess {
     return T(6) * T(L::w(i)) * (T(L::c(i, 0)) * T(b.u[0]) + T(L::c(i, 1)) * T(b.u[1]) + T(L::c(i, 2)) * T(b.u[2]));
   }
 
-  /// Populations entering voxel v's collision, boundaries applied.
-  KOKKOS_INLINE_FUNCTION void load(index_t v, flag_t fl, const N& s, T (&f)[L::Q]) const {
+  /// Populations entering voxel v's collision, boundaries applied; `p` = plane_spans(v).
+  KOKKOS_INLINE_FUNCTION void load(index_t v, flag_t fl, const N& s, const PlaneSpans& p, T (&f)[L::Q]) const {
     KARMAN_UNROLL
     for (int i = 0; i < L::Q; ++i) {
+      const int up = -L::c(i, L::slab_axis);  // plane of x - c_i
       if constexpr (Kind == StepKind::aa_even) {
         // A population bounced by the odd step waits in its wall voxel (see store()); the
         // moving-wall term is added here, after decoding, exactly as the AB pull adds it, so
@@ -124,16 +153,16 @@ struct PopulationAccess {
           // Past a non-periodic side of a block-sparse grid the odd step parked it in slot i
           // of v itself (see store()).
           const bool parked = has_absent_neighbours<N> && from == absent_voxel;
-          f[i] = (parked ? get(v, i) : get(from, L::opposite(i))) + wall_term(from, i);
+          f[i] = (parked ? get(p, 0, v, i) : get(p, up, from, L::opposite(i))) + wall_term(from, i);
         } else {
-          f[i] = get(v, i);
+          f[i] = get(p, 0, v, i);
         }
       } else {
         const bool wall = Feat::flags && flags::blocked(fl, i);
         if (wall) {
-          f[i] = get(v, Kind == StepKind::ab_pull ? L::opposite(i) : i) + wall_term(upstream<L>(s, i), i);
+          f[i] = get(p, 0, v, Kind == StepKind::ab_pull ? L::opposite(i) : i) + wall_term(upstream<L>(s, i), i);
         } else {
-          f[i] = get(upstream<L>(s, i), Kind == StepKind::ab_pull ? i : L::opposite(i));
+          f[i] = get(p, up, upstream<L>(s, i), Kind == StepKind::ab_pull ? i : L::opposite(i));
         }
       }
     }
@@ -146,14 +175,14 @@ struct PopulationAccess {
     }
   }
 
-  /// Writes voxel v's post-collision populations.
-  KOKKOS_INLINE_FUNCTION void store(index_t v, const N& s, const T (&f)[L::Q]) const {
+  /// Writes voxel v's post-collision populations; `p` = plane_spans(v).
+  KOKKOS_INLINE_FUNCTION void store(index_t v, const N& s, const PlaneSpans& p, const T (&f)[L::Q]) const {
     KARMAN_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       if constexpr (Kind == StepKind::ab_pull) {
-        put(v, i, f[i]);
+        put(p, 0, v, i, f[i]);
       } else if constexpr (Kind == StepKind::aa_even) {
-        put(v, L::opposite(i), f[i]);
+        put(p, 0, v, L::opposite(i), f[i]);
       } else {
         // Every population goes to slot i of x + c_i, a wall voxel's too: there it waits for
         // x's even step, which reads it back as population opposite(i) and adds the moving-wall
@@ -166,9 +195,9 @@ struct PopulationAccess {
         // is not stored) and x read in load() already; the even step reads it back from there.
         const index_t to = downstream<L>(s, i);
         if (has_absent_neighbours<N> && to == absent_voxel) {
-          put(v, L::opposite(i), f[i]);
+          put(p, 0, v, L::opposite(i), f[i]);
         } else {
-          put(to, i, f[i]);
+          put(p, L::c(i, L::slab_axis), to, i, f[i]);
         }
       }
     }
@@ -214,12 +243,13 @@ struct StreamCollide {
       if (flags::kind(fl) == CellKind::solid) return;
     }
     const N s(v, access.topology);
+    const auto planes = access.plane_spans(v);
     T f[L::Q];
-    access.load(v, fl, s, f);
+    access.load(v, fl, s, planes, f);
     T rho, u[3];
     moments<L, T, Feat::forced>(f, force, rho, u);
     Collision::template collide<L, T, Feat::forced>(f, rho, u, force, rates);
-    access.store(v, s, f);
+    access.store(v, s, planes, f);
   }
 };
 
@@ -246,7 +276,7 @@ struct Moments {
     }
     const N s(v, access.topology);
     T f[L::Q];
-    access.load(v, fl, s, f);
+    access.load(v, fl, s, access.plane_spans(v), f);
     T rho, u[3];
     moments<L, T, Feat::forced>(f, force, rho, u);
     rho_out(k) = double(rho);
