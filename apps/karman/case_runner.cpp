@@ -14,6 +14,10 @@
 #include <karman/lbm/solver_factory.hpp>
 #include <karman/lbm/variants.hpp>
 
+#if KARMAN_ENABLE_MPI
+#include <karman/comm/comm_stats.hpp>
+#endif
+
 #include <KokkosBlas1_nrm2.hpp>
 
 #include <chrono>

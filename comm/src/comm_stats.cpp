@@ -39,25 +39,6 @@ RankCommStats from_array(const double* a) {
 }
 }  // namespace
 
-RankCommStats summarize(const ExchangeCounters& c, int rank, int neighbours) {
-  RankCommStats s;
-  s.rank = rank;
-  s.neighbours = neighbours;
-  s.exchanges = c.exchanges;
-  if (c.exchanges > 0) {
-    const double n = double(c.exchanges);
-    s.messages_sent_per_step = double(c.messages_sent) / n;
-    s.values_sent_per_step = double(c.values_sent) / n;
-    s.messages_received_per_step = double(c.messages_received) / n;
-    s.values_received_per_step = double(c.values_received) / n;
-  }
-  s.exchange_seconds = c.exchange_seconds();
-  s.wait_seconds = c.wait_seconds;
-  s.overlap_seconds = c.overlap_seconds;
-  s.hidden_fraction = c.hidden_fraction();
-  return s;
-}
-
 std::vector<RankCommStats> gather_to_root(const RankCommStats& mine, MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);

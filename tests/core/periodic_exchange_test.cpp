@@ -67,6 +67,26 @@ TYPED_TEST(PeriodicExchangeTest, HalosReceiveTheOppositeSharedPlane) {
   }
 }
 
+// A local copy is no message between ranks: the HaloExchanger counters stay at zero, so a
+// run summary never reports traffic that did not happen.
+TEST(PeriodicSelfExchanger, ReportsNoTrafficBetweenRanks) {
+  const SlabPartition part(Extents{4, 3, 6});
+  using F = Field<double, SoA>;
+  F f("f", part.groups(), components);
+  PeriodicSelfExchanger<F> exchanger;
+  const HaloExchanger<F>& any = exchanger;
+  for (int step = 0; step < 3; ++step) {
+    exchanger.start(f, plan);
+    exchanger.finish();
+  }
+  EXPECT_FALSE(any.between_ranks());
+  EXPECT_FALSE(any.gpu_aware());
+  const RankCommStats stats = any.stats();
+  EXPECT_EQ(stats.exchanges, 0);
+  EXPECT_EQ(stats.messages_sent_per_step, 0.0);
+  EXPECT_EQ(stats.values_received_per_step, 0.0);
+}
+
 TEST(PeriodicSelfExchanger, RefusesASendWithoutReceive) {
   const SlabPartition part(Extents{4, 3, 6});
   const HaloPlan unpaired = {{{Group::shared_hi, {3, 5}, Side::upper}}, {{Group::halo_hi, {0, 2}, Side::upper}}};

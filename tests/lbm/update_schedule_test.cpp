@@ -55,7 +55,7 @@ Counts count(const UpdateSchedule<MemorySpace>& schedule, index_t voxels, const 
 /// Checks the counts of a launch over the owned voxels against the flag words.
 template <class L>
 void expect_each_voxel_once(const SolverSetup& setup, const std::string& what) {
-  Solver<L, double, SoA, BGK, Pattern::ab, false> solver(setup, nullptr);
+  Solver<L, double, SoA, BGK, Pattern::ab, false> solver(setup, SlabPartition(setup.global), nullptr);
   const SlabPartition& part = solver.partition();
   // The tile the solver classifies by on this backend (update_schedule.hpp).
   const index_t tile =
@@ -164,7 +164,7 @@ TEST(UpdateSchedule, PeriodicBoxIsAllBulkWithoutAMask) {
   SolverSetup s;
   s.global = {6, 5, 1};
   s.periodic = {true, true, true};
-  Solver<D2Q9, double, SoA, BGK, Pattern::ab, false> solver(s, nullptr);
+  Solver<D2Q9, double, SoA, BGK, Pattern::ab, false> solver(s, SlabPartition(s.global), nullptr);
   EXPECT_FALSE(solver.schedule().split());
   const Counts c = count(solver.schedule(), solver.partition().local_size(), {solver.partition().owned()});
   for (index_t v = 0; v < solver.partition().local_size(); ++v) {

@@ -61,7 +61,7 @@ void expect_invariant(SolverSetup setup, int steps, const std::string& what, int
     if (ranks > 1) {
       // The MPI path really moved halos: a middle rank (or any rank of a periodic ring) has two
       // neighbours, an end rank between walls one.
-      const comm::RankCommStats stats = decomposed->comm_stats();
+      const RankCommStats stats = decomposed->comm_stats();
       const bool end = !periodic_slab_axis && (rank == 0 || rank == ranks - 1);
       EXPECT_EQ(stats.neighbours, end ? 1 : 2) << where << ", rank " << rank;
       EXPECT_GT(stats.messages_sent_per_step, 0.0) << where << ", rank " << rank;

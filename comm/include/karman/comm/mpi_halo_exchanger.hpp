@@ -170,8 +170,10 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     m_counters.finish_seconds += seconds(called, clock::now());
   }
 
+  /// Blocks travel between ranks.
+  bool between_ranks() const override { return true; }
   /// True when device pointers are handed to MPI directly (device memory and GPU-aware MPI).
-  bool gpu_aware() const { return m_gpu_aware; }
+  bool gpu_aware() const override { return m_gpu_aware; }
   /// How transfers become messages in this exchanger (packed when asked to pack always).
   ExchangeMethod effective_method() const { return m_pack_always ? ExchangeMethod::packed : method; }
   /// Sides with a neighbour (0, 1 or 2).
@@ -179,9 +181,9 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   /// Running totals since construction or the last reset_counters().
   const ExchangeCounters& counters() const { return m_counters; }
   /// Starts the totals afresh (e.g. after warm-up steps).
-  void reset_counters() { m_counters = ExchangeCounters(); }
+  void reset_counters() override { m_counters = ExchangeCounters(); }
   /// This rank's line of the run summary.
-  RankCommStats stats() const { return summarize(m_counters, m_rank, m_neighbours); }
+  RankCommStats stats() const override { return summarize(m_counters, m_rank, m_neighbours); }
 
  private:
   using clock = std::chrono::steady_clock;

@@ -4,6 +4,7 @@
 /// single rank): blocks named by (group, component range) and the neighbour along the slab
 /// axis. With the Disaggregated layout each transfer is one contiguous block (Meneghin & Mahmoud §III).
 
+#include <karman/core/exchange_stats.hpp>
 #include <karman/core/group.hpp>
 
 #include <vector>
@@ -41,6 +42,16 @@ class HaloExchanger {
   virtual void start(const FieldType& field, const HaloPlan& plan) = 0;
   /// Waits until every block of the last started plan has arrived.
   virtual void finish() = 0;
+
+  /// True when blocks travel between ranks (MPI); false for a local copy, which the
+  /// counters below leave at zero.
+  virtual bool between_ranks() const { return false; }
+  /// True when device memory is handed to the transport directly (GPU-aware MPI).
+  virtual bool gpu_aware() const { return false; }
+  /// This rank's line of the run summary from the counters so far.
+  virtual RankCommStats stats() const { return {}; }
+  /// Starts the counters afresh (e.g. after warm-up steps).
+  virtual void reset_counters() {}
 };
 
 }  // namespace karman

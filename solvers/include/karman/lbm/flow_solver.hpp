@@ -3,12 +3,10 @@
 /// The runtime face of every compiled solver variant, for applications that choose the
 /// variant from user input. Virtual calls happen once per step, never per voxel.
 
+#include <karman/core/exchange_stats.hpp>
 #include <karman/core/halo_plan.hpp>
-#include <karman/lbm/cell_flags.hpp>
-#if KARMAN_ENABLE_MPI
-#include <karman/comm/comm_stats.hpp>
-#endif
 #include <karman/core/partition.hpp>
+#include <karman/lbm/cell_flags.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -75,16 +73,14 @@ class FlowSolver {
   /// for checkpoints. Kind and id depend on the global geometry only; the mask bits also on where the
   /// slab ends (walls at rest served through slots, wall_slots.hpp), never on the layout or pattern.
   virtual void save_flags(flag_t* out) const = 0;
-#if KARMAN_ENABLE_MPI
-  /// True when halos move through MPI (a decomposed run).
+  /// True when halos move between ranks (a decomposed run under MPI).
   virtual bool uses_mpi() const = 0;
-  /// This rank's exchange counters so far (zeros without MPI halos).
-  virtual comm::RankCommStats comm_stats() const = 0;
+  /// This rank's exchange counters so far (zeros but the rank without halos between ranks).
+  virtual RankCommStats comm_stats() const = 0;
   /// True when device buffers were handed to MPI directly.
   virtual bool gpu_aware() const = 0;
   /// Forgets the counters (after a warm-up).
   virtual void reset_comm_stats() = 0;
-#endif
 };
 
 }  // namespace karman::lbm

@@ -32,10 +32,11 @@ class Solver final : public SolverCore<L, Prec, Layout, MemorySpace> {
   using typename Core::execution_space;
   using typename Core::field_type;
 
-  /// Allocates the lattices and flags of `setup`'s slab and sets the initial equilibrium.
-  /// `exchanger` moves halos (null when the slab axis is neither periodic nor decomposed).
-  Solver(const SolverSetup& setup, std::unique_ptr<exchanger_type> exchanger)
-      : Core(setup, std::move(exchanger), P, Forced, Collision::name),
+  /// Allocates the lattices and flags of `setup` on the slab `partition` and sets the initial
+  /// equilibrium. `exchanger` moves halos (null when the slab axis is neither periodic nor
+  /// decomposed); the partition is the one its decomposition built.
+  Solver(const SolverSetup& setup, const SlabPartition& partition, std::unique_ptr<exchanger_type> exchanger)
+      : Core(setup, partition, std::move(exchanger), P, Forced, Collision::name),
         m_rates(collision_rates<Collision, T>(setup.relaxation)) {}
 
  private:

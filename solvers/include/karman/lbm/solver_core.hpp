@@ -21,9 +21,6 @@
 #include <karman/lbm/update_schedule.hpp>
 #include <karman/lbm/variants.hpp>
 #include <karman/lbm/wall_slots.hpp>
-#if KARMAN_ENABLE_MPI
-#include <karman/comm/mpi_halo_exchanger.hpp>
-#endif
 
 #include <array>
 #include <memory>
@@ -191,16 +188,17 @@ class SolverCore : public FlowSolver {
            (m_pattern == Pattern::ab ? PatternTag<Pattern::ab>::name : PatternTag<Pattern::aa>::name);
   }
 
-#if KARMAN_ENABLE_MPI
-  bool uses_mpi() const override { return mpi_exchanger() != nullptr; }
-  comm::RankCommStats comm_stats() const override {
-    return mpi_exchanger() ? mpi_exchanger()->stats() : comm::RankCommStats{m_part.rank()};
+  bool uses_mpi() const override { return m_exchanger && m_exchanger->between_ranks(); }
+  RankCommStats comm_stats() const override {
+    if (uses_mpi()) return m_exchanger->stats();
+    RankCommStats none;
+    none.rank = m_part.rank();
+    return none;
   }
-  bool gpu_aware() const override { return mpi_exchanger() && mpi_exchanger()->gpu_aware(); }
+  bool gpu_aware() const override { return m_exchanger && m_exchanger->gpu_aware(); }
   void reset_comm_stats() override {
-    if (auto* mpi = dynamic_cast<comm::MpiHaloExchanger<field_type>*>(m_exchanger.get())) mpi->reset_counters();
+    if (m_exchanger) m_exchanger->reset_counters();
   }
-#endif
 
   /// The population lattice the next step reads (for tests and checkpoints).
   const field_type& populations_field() const { return m_f[0]; }
@@ -261,13 +259,13 @@ class SolverCore : public FlowSolver {
   }
 
  protected:
-  /// Allocates the lattices and flags of `setup`'s slab and sets the initial equilibrium.
-  /// `exchanger` moves halos (null when the slab axis is neither periodic nor decomposed);
-  /// `forced` says whether the kernels add the Guo force terms; `collision` names the
-  /// collision for description().
-  SolverCore(const SolverSetup& setup, std::unique_ptr<exchanger_type> exchanger, Pattern pattern, bool forced,
-             const char* collision)
-      : m_part(setup.global, setup.rank, setup.ranks),
+  /// Allocates the lattices and flags of `setup` on the slab `partition` (of setup.global)
+  /// and sets the initial equilibrium. `exchanger` moves halos (null when the slab axis is
+  /// neither periodic nor decomposed); `forced` says whether the kernels add the Guo force
+  /// terms; `collision` names the collision for description().
+  SolverCore(const SolverSetup& setup, const SlabPartition& partition, std::unique_ptr<exchanger_type> exchanger,
+             Pattern pattern, bool forced, const char* collision)
+      : m_part(checked_partition(setup, partition)),
         m_exchanger(std::move(exchanger)),
         m_overlap(setup.overlap),
         m_pattern(pattern),
@@ -317,11 +315,17 @@ class SolverCore : public FlowSolver {
   T m_force[3] = {0, 0, 0};
 
  private:
-#if KARMAN_ENABLE_MPI
-  const comm::MpiHaloExchanger<field_type>* mpi_exchanger() const {
-    return dynamic_cast<const comm::MpiHaloExchanger<field_type>*>(m_exchanger.get());
+
+  /// `partition`, when it is a slab of the setup's box.
+  static const SlabPartition& checked_partition(const SolverSetup& setup, const SlabPartition& partition) {
+    if (!(partition.global() == setup.global)) {
+      throw Error("karman::lbm: the slab partition is of a " + std::to_string(partition.global().nx) + "x" +
+                  std::to_string(partition.global().ny) + "x" + std::to_string(partition.global().nz) +
+                  " box, the setup's box is " + std::to_string(setup.global.nx) + "x" +
+                  std::to_string(setup.global.ny) + "x" + std::to_string(setup.global.nz));
+    }
+    return partition;
   }
-#endif
 
   static bool periodic_box(const SolverSetup& setup) {
     return setup.periodic[0] && setup.periodic[1] && setup.periodic[2];

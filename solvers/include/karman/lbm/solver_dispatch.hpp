@@ -15,10 +15,18 @@
 
 namespace karman::lbm::detail {
 
-/// The halo exchanger a slab needs: MPI between ranks, a local copy when one rank is periodic
-/// along the slab axis, none when the slab axis is closed and undivided.
+/// A rank's slab and the exchanger that fills its halos. Under MPI both come from one
+/// SlabDecomposition, so the solver's slab is the one the messages are built for.
 template <class FieldType>
-std::unique_ptr<HaloExchanger<FieldType>> make_exchanger(const SolverSetup& setup) {
+struct SlabAndExchanger {
+  SlabPartition partition;
+  std::unique_ptr<HaloExchanger<FieldType>> exchanger;  ///< null: the slab axis is closed and undivided
+};
+
+/// The slab of `setup`'s rank and its halo exchanger: MPI between ranks, a local copy when one
+/// rank is periodic along the slab axis, none when the slab axis is closed and undivided.
+template <class FieldType>
+SlabAndExchanger<FieldType> make_slab(const SolverSetup& setup) {
   const int slab_axis = setup.global.slab_axis();
 #if KARMAN_ENABLE_MPI
   if (setup.ranks > 1) {
@@ -27,22 +35,31 @@ std::unique_ptr<HaloExchanger<FieldType>> make_exchanger(const SolverSetup& setu
     }
     const comm::SlabDecomposition decomposition(
         setup.global, setup.communicator, setup.periodic[slab_axis] ? comm::SlabEnds::periodic : comm::SlabEnds::wall);
-    return std::make_unique<comm::MpiHaloExchanger<FieldType>>(decomposition, setup.gpu_aware,
-                                                               typename FieldType::execution_space(), setup.pack_halos);
+    if (decomposition.rank() != setup.rank || decomposition.ranks() != setup.ranks) {
+      throw Error("karman: the setup names rank " + std::to_string(setup.rank) + " of " +
+                  std::to_string(setup.ranks) + ", its communicator rank " + std::to_string(decomposition.rank()) +
+                  " of " + std::to_string(decomposition.ranks()));
+    }
+    return {decomposition.partition(),
+            std::make_unique<comm::MpiHaloExchanger<FieldType>>(decomposition, setup.gpu_aware,
+                                                                typename FieldType::execution_space(),
+                                                                setup.pack_halos)};
   }
 #else
   if (setup.ranks > 1) {
     throw Error("karman: " + std::to_string(setup.ranks) + " ranks need a build with MPI (KARMAN_ENABLE_MPI=ON)");
   }
 #endif
-  if (setup.periodic[slab_axis]) return std::make_unique<PeriodicSelfExchanger<FieldType>>();
-  return nullptr;
+  SlabPartition partition(setup.global, setup.rank, setup.ranks);
+  if (setup.periodic[slab_axis]) return {partition, std::make_unique<PeriodicSelfExchanger<FieldType>>()};
+  return {partition, nullptr};
 }
 
 template <class L, class T, class Layout, class Collision, Pattern P, bool Forced>
 std::unique_ptr<FlowSolver> build(const SolverSetup& setup) {
   using S = Solver<L, T, Layout, Collision, P, Forced>;
-  return std::make_unique<S>(setup, make_exchanger<typename S::field_type>(setup));
+  auto slab = make_slab<typename S::field_type>(setup);
+  return std::make_unique<S>(setup, slab.partition, std::move(slab.exchanger));
 }
 
 /// The Guo force terms are compiled in only for a case with a body force.
