@@ -1,4 +1,5 @@
 // The karman command line: one executable, one subcommand per case (DESIGN.md "Apps").
+#include "bench_command.hpp"
 #include "case_commands.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
@@ -6,7 +7,6 @@
 #include <karman/comm/ranks.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/version.hpp>
-#include <karman/perf/bench_command.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -64,7 +64,7 @@ int run_command_line(int argc, char** argv, const karman::comm::Ranks& ranks) {
       "Kokkos options (--kokkos-num-threads=N, --kokkos-device-id=N, --kokkos-help, ...) are passed to Kokkos.");
   int exit_code = 0;
   karman::app::add_case_commands(app, ranks, exit_code);
-  karman::perf::add_bench_command(app);
+  karman::app::add_bench_command(app);
   std::vector<std::string> arguments;
   for (int i = 1; i < argc; ++i) arguments.push_back(std::strcmp(argv[i], help_stand_in) == 0 ? "--help" : argv[i]);
   const bool wants_help = std::find(arguments.begin(), arguments.end(), "--help") != arguments.end();
