@@ -114,7 +114,7 @@ void finish_taylor_green(const lbm::cases::TaylorGreenParams& p, long steps, con
 
 }  // namespace
 
-void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code) {
+void add_case_commands(CLI::App& app, const comm::Ranks& ranks, int& exit_code) {
   // Cavity.
   {
     auto opts = std::make_shared<RunOptions>();
@@ -127,11 +127,11 @@ void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code) 
         ->check(positive_finite())
         ->capture_default_str();
     add_run_options(*cmd, *opts);
-    cmd->callback([=, &parallel, &exit_code] {
+    cmd->callback([=, &ranks, &exit_code] {
       default_lattice(*opts, p->dim, cmd->count("--lattice") > 0);
       CaseDefinition def;
       def.name = "cavity";
-      def.setup = collectively(parallel, [&] { return lbm::cases::cavity_setup(*p, opts->variant); });
+      def.setup = ranks.run([&] { return lbm::cases::cavity_setup(*p, opts->variant); });
       def.spacing = 1.0 / p->n;
       def.origin[0] = def.origin[1] = -def.spacing;
       def.origin[2] = p->dim == 3 ? -def.spacing : 0.0;
@@ -140,7 +140,7 @@ void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code) 
       def.finish = [params](const GlobalFields& g, const std::filesystem::path& dir, nlohmann::json& s) {
         finish_cavity(params, g, dir, s);
       };
-      exit_code = run_case(parallel, *opts, def);
+      exit_code = run_case(ranks, *opts, def);
     });
   }
   // Channel.
@@ -165,12 +165,12 @@ void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code) 
         ->check(CLI::IsMember({"force", "pressure"}))
         ->capture_default_str();
     add_run_options(*cmd, *opts);
-    cmd->callback([=, &parallel, &exit_code] {
+    cmd->callback([=, &ranks, &exit_code] {
       default_lattice(*opts, p->dim, cmd->count("--lattice") > 0);
       p->drive = *drive == "pressure" ? lbm::cases::ChannelDrive::pressure_drop : lbm::cases::ChannelDrive::body_force;
       CaseDefinition def;
       def.name = "channel";
-      def.setup = collectively(parallel, [&] { return lbm::cases::channel_setup(*p, opts->variant); });
+      def.setup = ranks.run([&] { return lbm::cases::channel_setup(*p, opts->variant); });
       def.spacing = 1.0 / p->height;
       def.origin[1] = -def.spacing;
       def.parameters = {{"dim", p->dim},     {"height", p->height}, {"length", p->length},
@@ -180,7 +180,7 @@ void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code) 
       def.finish = [params](const GlobalFields& g, const std::filesystem::path& dir, nlohmann::json& s) {
         finish_channel(params, g, dir, s);
       };
-      exit_code = run_case(parallel, *opts, def);
+      exit_code = run_case(ranks, *opts, def);
     });
   }
   // Taylor-Green.
@@ -194,11 +194,11 @@ void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code) 
         ->check(positive_finite())
         ->capture_default_str();
     add_run_options(*cmd, *opts);
-    cmd->callback([=, &parallel, &exit_code] {
+    cmd->callback([=, &ranks, &exit_code] {
       default_lattice(*opts, 2, cmd->count("--lattice") > 0);
       CaseDefinition def;
       def.name = "taylor-green";
-      def.setup = collectively(parallel, [&] { return lbm::cases::taylor_green_setup(*p, opts->variant); });
+      def.setup = ranks.run([&] { return lbm::cases::taylor_green_setup(*p, opts->variant); });
       def.spacing = 1.0 / p->n;
       def.parameters = {
           {"n", p->n}, {"re", p->reynolds}, {"velocity", p->velocity}, {"decay_rate", lbm::cases::decay_rate(*p)}};
@@ -206,11 +206,11 @@ void add_case_commands(CLI::App& app, const Parallel& parallel, int& exit_code) 
       def.finish = [params](const GlobalFields& g, const std::filesystem::path&, nlohmann::json& s) {
         finish_taylor_green(params, s["steps_run"].get<long>(), g, s);
       };
-      exit_code = run_case(parallel, *opts, def);
+      exit_code = run_case(ranks, *opts, def);
     });
   }
-  add_cylinder_command(app, parallel, exit_code);
-  add_porous_command(app, parallel, exit_code);
+  add_cylinder_command(app, ranks, exit_code);
+  add_porous_command(app, ranks, exit_code);
 }
 
 }  // namespace karman::app

@@ -44,12 +44,12 @@ Kokkos::View<const double*> flatten(const lbm::MomentFields& m) {
 }
 
 /// Global steady-state residual |u(t) - u(t-k)| / |u(t)| from each rank's relative change.
-double global_residual(const Parallel& parallel, double local_relative, Kokkos::View<const double*> now) {
-  if (parallel.size() == 1) return local_relative;
+double global_residual(const comm::Ranks& ranks, double local_relative, Kokkos::View<const double*> now) {
+  if (ranks.size() == 1) return local_relative;
   const double norm = KokkosBlas::nrm2(now);
   const double change = norm > 0 ? local_relative * norm : local_relative;
-  const double total = std::sqrt(parallel.sum(norm * norm));
-  const double diff = std::sqrt(parallel.sum(change * change));
+  const double total = std::sqrt(ranks.sum(norm * norm));
+  const double diff = std::sqrt(ranks.sum(change * change));
   return total > 0 ? diff / total : diff;
 }
 
@@ -205,7 +205,7 @@ constexpr double max_sane_density = 10.0;
 /// Collective: the first owned voxel (in global order) whose density or velocity is not finite
 /// or whose density lies outside [0, max_sane_density]. One reduction kernel over the moments
 /// the check has computed anyway.
-Divergence find_divergence(const Parallel& parallel, const lbm::MomentFields& m, const SlabPartition& part) {
+Divergence find_divergence(const comm::Ranks& ranks, const lbm::MomentFields& m, const SlabPartition& part) {
   const auto rho = m.rho;
   const auto u = m.u;
   long long first = LLONG_MAX;
@@ -223,7 +223,7 @@ Divergence find_divergence(const Parallel& parallel, const lbm::MomentFields& m,
   const double plane = g.nz > 1 ? double(g.nx) * g.ny : double(g.nx);
   const double local_first = first == LLONG_MAX ? -1.0 : double(part.owned_begin()) * plane + double(first);
   // The lowest global index wins: maximise its negation (no bad voxel: -1 -> +1, never chosen).
-  const double global_first = -parallel.max(local_first < 0 ? -std::numeric_limits<double>::max() : -local_first);
+  const double global_first = -ranks.max(local_first < 0 ? -std::numeric_limits<double>::max() : -local_first);
   Divergence d;
   if (global_first == std::numeric_limits<double>::max()) return d;
   d.found = true;
@@ -241,7 +241,7 @@ Divergence find_divergence(const Parallel& parallel, const lbm::MomentFields& m,
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), voxel);
     mine = {global_first, host(0), host(1), host(2), host(3)};
   }
-  const std::vector<double> all = parallel.gather(mine);
+  const std::vector<double> all = ranks.gather(mine);
   for (std::size_t r = 0; r + 4 < all.size(); r += 5) {
     if (all[r] != global_first) continue;
     d.rho = all[r + 1];
@@ -379,8 +379,8 @@ std::vector<std::string> compare_configurations(const nlohmann::json& stored, co
 /// (final fields, summary.json, the exit code).
 class CaseRun {
  public:
-  CaseRun(const Parallel& parallel, const RunOptions& options, CaseDefinition& def)
-      : m_parallel(parallel),
+  CaseRun(const comm::Ranks& ranks, const RunOptions& options, CaseDefinition& def)
+      : m_ranks(ranks),
         m_options(options),
         m_def(def),
         m_setup(def.setup),
@@ -409,12 +409,12 @@ class CaseRun {
       m_def.parameters["bulk_rate"] = m_options.bulk_rate;
       m_def.parameters["high_order_rate"] = m_options.high_order_rate;
     }
-    setup.rank = m_parallel.rank();
-    setup.ranks = m_parallel.size();
+    setup.rank = m_ranks.rank();
+    setup.ranks = m_ranks.size();
     setup.overlap = m_options.overlap;
     setup.schedule = m_options.schedule == "fused" ? lbm::Schedule::fused : lbm::Schedule::split;
 #if KARMAN_ENABLE_MPI
-    setup.communicator = m_parallel.comm();
+    setup.communicator = m_ranks.comm();
     setup.gpu_aware = comm::parse_gpu_aware_mode(m_options.mpi_gpu_aware);
     setup.pack_halos = m_options.halo_pack;
 #endif
@@ -440,7 +440,7 @@ class CaseRun {
                               {"output_every", m_options.output_every},
                               {"checkpoint_every", m_options.checkpoint_every},
                               {"checkpoint_interval", m_options.checkpoint_interval},
-                              {"ranks", m_parallel.size()}};
+                              {"ranks", m_ranks.size()}};
   }
 
   /// The boundaries and the geometry's fingerprint (one pass over the box) only when a checkpoint
@@ -456,16 +456,16 @@ class CaseRun {
   /// the memory. Then the solver and the writer, and a restart's populations.
   void prepare() {
     configure();
-    collectively(m_parallel, [&] { validate(); });
-    auto built = collectively(m_parallel, [&] {
+    m_ranks.run([&] { validate(); });
+    auto built = m_ranks.run([&] {
       auto s = lbm::make_solver(m_setup);
-      if (m_options.overwrite && m_parallel.root()) io::remove_earlier_run_files(m_dir);
+      if (m_options.overwrite && m_ranks.root()) io::remove_earlier_run_files(m_dir);
       io::prepare_output_directory(m_dir);
       io::BoxGeometry box{m_setup.global,
                           {m_def.spacing, m_def.spacing, m_def.spacing},
                           {m_def.origin[0], m_def.origin[1], m_def.origin[2]}};
 #if KARMAN_ENABLE_MPI
-      auto w = std::make_unique<io::FieldWriter>(m_dir, box, m_names, m_parallel.comm());
+      auto w = std::make_unique<io::FieldWriter>(m_dir, box, m_names, m_ranks.comm());
 #else
       auto w = std::make_unique<io::FieldWriter>(m_dir, box, m_names);
 #endif
@@ -474,18 +474,18 @@ class CaseRun {
     m_solver = std::move(built.first);
     m_writer = std::move(built.second);
     if (!m_candidates.empty()) {
-      const CheckpointManifest loaded = load_checkpoint(m_parallel, m_candidates, *m_solver);
+      const CheckpointManifest loaded = load_checkpoint(m_ranks, m_candidates, *m_solver);
       m_restarted_from = {{"checkpoint", loaded.directory.string()}, {"step", loaded.step}};
-      if (m_parallel.root()) {
+      if (m_ranks.root()) {
         std::printf("karman %s: restarting from %s (step %lld)\n", m_def.name.c_str(), loaded.directory.c_str(),
                     loaded.step);
         for (const auto& note : m_restart_notes) std::printf("  %s\n", note.c_str());
       }
     }
     m_first_step = long(m_solver->steps());
-    if (m_parallel.root()) {
+    if (m_ranks.root()) {
       std::printf("karman %s: %dx%dx%d voxels, %s, %d rank(s), %s\n", m_def.name.c_str(), m_setup.global.nx,
-                  m_setup.global.ny, m_setup.global.nz, m_solver->description().c_str(), m_parallel.size(),
+                  m_setup.global.ny, m_setup.global.nz, m_solver->description().c_str(), m_ranks.size(),
                   Kokkos::DefaultExecutionSpace::name());
       std::printf("  tau %.6f, %s %s\n", 1.0 / m_setup.relaxation.omega,
                   m_options.steps > 0 ? "steps" : "until residual <",
@@ -530,7 +530,7 @@ class CaseRun {
       throw Error("karman " + name + ": " + text +
                   ": the viscosity is too large for the lattice; raise --re or lower the resolution");
     }
-    check_memory(m_setup, m_parallel.size());
+    check_memory(m_setup, m_ranks.size());
   }
 
   void write_fields(const lbm::MomentFields& m) {
@@ -539,30 +539,22 @@ class CaseRun {
     io::FieldSlab slab{part.owned_begin(), part.owned_planes(), {}};
     slab.datasets.push_back({h.rho.data(), h.rho.size()});
     for (int d = 0; d < m_dim; ++d) slab.datasets.push_back({h.u[d].data(), h.u[d].size()});
-#if KARMAN_ENABLE_MPI
-    try {
-      m_writer->write(int(m_solver->steps()), double(m_solver->steps()), slab);
-    } catch (const Error& e) {
-      // The writer has made every rank throw this same error: every rank leaves through main
-      // with one message and code 1, none waits in a collective call.
-      throw comm::CollectiveError(e.what(), 0);
-    }
-#else
+    // A failure on any rank is a CollectiveError on every rank: all leave through main with one
+    // message and code 1, none waits in a collective call.
     m_writer->write(int(m_solver->steps()), double(m_solver->steps()), slab);
-#endif
   }
 
   /// A checkpoint now; its count, time and size go to summary.json.
   void write_checkpoint_now() {
     describe_geometry();
     const auto t0 = clock::now();
-    m_checkpoint_bytes = write_checkpoint(m_parallel, m_dir, *m_solver, m_configuration);
+    m_checkpoint_bytes = write_checkpoint(m_ranks, m_dir, *m_solver, m_configuration);
     const double seconds = seconds_since(t0);
     m_checkpoint_seconds += seconds;
     ++m_checkpoints_written;
     m_last_checkpoint_step = long(m_solver->steps());
     m_last_checkpoint_time = clock::now();
-    if (m_parallel.root() && !m_options.quiet) {
+    if (m_ranks.root() && !m_options.quiet) {
       std::printf("  checkpoint at step %ld: %s in %.2f s\n", m_last_checkpoint_step,
                   readable_bytes(m_checkpoint_bytes).c_str(), seconds);
       std::fflush(stdout);
@@ -571,7 +563,7 @@ class CaseRun {
 
   /// Reports a diverged state on rank 0; the run's exit code.
   int diverged(const Divergence& d) const {
-    if (!m_parallel.root()) return exit_diverged;
+    if (!m_ranks.root()) return exit_diverged;
     char text[512];
     std::snprintf(text, sizeof text,
                   "the solution diverged by step %lld: voxel (x, y, z) = (%d, %d, %d) has rho = %g, u = (%g, %g, "
@@ -592,11 +584,11 @@ class CaseRun {
   static constexpr unsigned stop_flag = 1, interval_flag = 2;
   unsigned poll() const {
     unsigned local = stop_signal != 0 ? stop_flag : 0;
-    if (m_parallel.root() && m_options.checkpoint_interval > 0 &&
+    if (m_ranks.root() && m_options.checkpoint_interval > 0 &&
         seconds_since(m_last_checkpoint_time) >= m_options.checkpoint_interval) {
       local |= interval_flag;
     }
-    return m_parallel.size() > 1 ? m_parallel.bitwise_or(local) : local;
+    return m_ranks.size() > 1 ? m_ranks.bitwise_or(local) : local;
   }
 
   static long next_multiple(long step, long every) { return (step / every + 1) * every; }
@@ -613,18 +605,18 @@ class CaseRun {
     auto last_progress = clock::now();
     m_t_run = clock::now();
     // Several ranks poll every few steps: a reduction per step would cost.
-    const long poll_every = m_parallel.size() > 1 ? 4 : 1;
+    const long poll_every = m_ranks.size() > 1 ? 4 : 1;
     unsigned pending = 0;
     long last_check_step = m_first_step;
     double steps_to_tolerance = 0;  // from the residual's decay; 0 while unknown
     if (m_options.output_every > 0 && m_candidates.empty()) write_fields(m_solver->moments());
     if (!m_candidates.empty()) {
-      collectively(m_parallel, [&] {
-        if (m_parallel.root()) remove_fields_after(m_dir, m_first_step);
+      m_ranks.run([&] {
+        if (m_ranks.root()) remove_fields_after(m_dir, m_first_step);
       });
     }
     if (m_options.output_every > 0 && !m_candidates.empty()) {
-      collectively(m_parallel, [&] {
+      m_ranks.run([&] {
         m_writer->adopt_earlier_steps(int(m_first_step), int(m_options.output_every),
                                       io::FieldSlab{part.owned_begin(), part.owned_planes(), {}});
       });
@@ -659,12 +651,12 @@ class CaseRun {
       if (check || output || checkpoint) {
         const auto m = m_solver->moments();
         // Nothing is written from a diverged state: the check comes first.
-        const Divergence d = find_divergence(m_parallel, m, part);
+        const Divergence d = find_divergence(m_ranks, m, part);
         if (d.found) return diverged(d);
         if (check) {
           const auto u = flatten(m);
           const double before = m_residual;
-          m_residual = global_residual(m_parallel, m_monitor.update(u), u);
+          m_residual = global_residual(m_ranks, m_monitor.update(u), u);
           m_steady = m_options.until_steady > 0 && m_residual < m_options.until_steady;
           // The residual of a steady-state run decays about exponentially: its last two values
           // say how many steps remain to the tolerance (the ETA of the progress line).
@@ -678,8 +670,8 @@ class CaseRun {
         if (checkpoint) write_checkpoint_now();
       }
       if (checkpoint && (pending & stop_flag) != 0) {
-        const int signal = int(m_parallel.max(double(stop_signal)));
-        if (m_parallel.root()) {
+        const int signal = int(m_ranks.max(double(stop_signal)));
+        if (m_ranks.root()) {
           std::fprintf(stderr,
                        "karman: stopped by %s after step %ld; checkpoint written to %s/checkpoints. Continue with "
                        "the same command and --restart latest (exit code %d)\n",
@@ -688,8 +680,7 @@ class CaseRun {
         return exit_signal_offset + signal;
       }
       if (checkpoint) pending = 0;
-      if (m_parallel.root() && !m_options.quiet &&
-          (seconds_since(last_progress) > 2.0 || m_steady || step == m_target)) {
+      if (m_ranks.root() && !m_options.quiet && (seconds_since(last_progress) > 2.0 || m_steady || step == m_target)) {
         last_progress = clock::now();
         const double mlups = global_voxels * double(step - m_first_step) / m_compute_seconds / 1e6;
         const bool estimated = m_options.until_steady > 0 && steps_to_tolerance > 0;
@@ -711,22 +702,22 @@ class CaseRun {
     const SlabPartition& part = m_solver->partition();
     const double global_voxels = double(m_setup.global.size());
     const auto final_moments = m_solver->moments();
-    const Divergence final_check = find_divergence(m_parallel, final_moments, part);
+    const Divergence final_check = find_divergence(m_ranks, final_moments, part);
     if (final_check.found) return diverged(final_check);
     if (!m_options.no_fields && (m_options.output_every == 0 || m_solver->steps() % m_options.output_every != 0)) {
       write_fields(final_moments);
     }
-    const double mass = m_parallel.sum(lbm::total_density(final_moments));
+    const double mass = m_ranks.sum(lbm::total_density(final_moments));
     const HostSlab h = to_host(final_moments);
-    GlobalFields global{m_setup.global, m_parallel.gather(h.rho), m_parallel.gather(h.u[0]), m_parallel.gather(h.u[1]),
-                        m_parallel.gather(h.u[2])};
+    GlobalFields global{m_setup.global, m_ranks.gather(h.rho), m_ranks.gather(h.u[0]), m_ranks.gather(h.u[1]),
+                        m_ranks.gather(h.u[2])};
     const long steps_here = long(m_solver->steps()) - m_first_step;
     const double mlups = m_compute_seconds > 0 ? global_voxels * double(steps_here) / m_compute_seconds / 1e6 : 0.0;
     const bool unconverged = m_options.until_steady > 0 && !m_steady;
 
     nlohmann::json summary = summary_json(mass, mlups);
-    if (m_parallel.root()) summary["fields_fnv1a64"] = fields_fingerprint(global);
-    if (m_parallel.root()) {
+    if (m_ranks.root()) summary["fields_fnv1a64"] = fields_fingerprint(global);
+    if (m_ranks.root()) {
       if (m_def.finish) m_def.finish(global, m_dir, summary);
       io::write_json(m_dir / "summary.json", summary);
       std::printf("karman %s: %lld steps in %.2f s, %.1f MLUPS, residual %.3e, mass %.12g%s\n", m_def.name.c_str(),
@@ -736,7 +727,7 @@ class CaseRun {
                   m_options.no_fields ? "" : "fields.xdmf (open in ParaView), fields_*.h5, ");
     }
     if (unconverged) {
-      if (m_parallel.root()) {
+      if (m_ranks.root()) {
         std::fprintf(stderr,
                      "karman: warning: --max-steps %ld reached with residual %.3e above --until-steady %g; the "
                      "fields are written but not steady (exit code %d)\n",
@@ -785,7 +776,7 @@ class CaseRun {
     if (!m_restarted_from.is_null()) summary["restarted_from"] = m_restarted_from;
     add_provenance(summary);
 #if KARMAN_ENABLE_MPI
-    const auto stats = comm::gather_comm_stats(m_solver->comm_stats(), m_parallel.comm(), m_options.variant.layout,
+    const auto stats = comm::gather_comm_stats(m_solver->comm_stats(), m_ranks.comm(), m_options.variant.layout,
                                                m_options.overlap && m_solver->uses_mpi(), m_solver->gpu_aware());
     nlohmann::json per_rank = nlohmann::json::array();
     for (const auto& r : stats.per_rank) {
@@ -816,7 +807,7 @@ class CaseRun {
     return text;
   }
 
-  const Parallel& m_parallel;
+  const comm::Ranks& m_ranks;
   const RunOptions& m_options;
   CaseDefinition& m_def;
   lbm::SolverSetup& m_setup;
@@ -866,8 +857,8 @@ void add_provenance(nlohmann::json& summary) {
   summary["karman"] = {{"version", KARMAN_VERSION_STRING}, {"commit", KARMAN_GIT_COMMIT}};
 }
 
-int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition& def) {
-  return CaseRun(parallel, options, def).run();
+int run_case(const comm::Ranks& ranks, const RunOptions& options, CaseDefinition& def) {
+  return CaseRun(ranks, options, def).run();
 }
 
 }  // namespace karman::app

@@ -4,9 +4,9 @@
 /// write fields, then hand the final global fields to the case for its own outputs and write
 /// summary.json.
 
-#include "parallel.hpp"
 #include "run_options.hpp"
 
+#include <karman/comm/ranks.hpp>
 #include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/solver_setup.hpp>
 
@@ -49,7 +49,7 @@ std::string format_duration(double seconds);
 /// concurrency) and "karman" (version, commit).
 void add_provenance(nlohmann::json& summary);
 
-/// Runs a case; returns the process exit code. Collective over `parallel`.
-int run_case(const Parallel& parallel, const RunOptions& options, CaseDefinition& definition);
+/// Runs a case; returns the process exit code. Collective over `ranks`.
+int run_case(const comm::Ranks& ranks, const RunOptions& options, CaseDefinition& definition);
 
 }  // namespace karman::app

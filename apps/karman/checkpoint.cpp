@@ -92,12 +92,12 @@ void prune(const fs::path& output, int keep) {
 }
 
 /// The body of write_checkpoint: every rank's file, then rank 0's manifest and pruning.
-void write_rank_files_and_manifest(const Parallel& parallel, const fs::path& output, lbm::FlowSolver& solver,
+void write_rank_files_and_manifest(const comm::Ranks& ranks, const fs::path& output, lbm::FlowSolver& solver,
                                    const nlohmann::json& configuration, int keep, const fs::path& directory,
                                    io::CheckpointSlab& slab) {
   const auto& part = solver.partition();
   const long long step = solver.steps();
-  collectively(parallel, [&] {
+  ranks.run([&] {
     const Extents& global = part.global();
     slab.step = step;
     slab.global_extents = {global.nx, global.ny, global.nz};
@@ -110,13 +110,13 @@ void write_rank_files_and_manifest(const Parallel& parallel, const fs::path& out
     solver.save_populations(slab.values.data());
     slab.flags.resize(slab.voxels());
     solver.save_flags(slab.flags.data());
-    io::write_checkpoint_file(directory / rank_file_name(parallel.rank()), slab);
+    io::write_checkpoint_file(directory / rank_file_name(ranks.rank()), slab);
   });
-  collectively(parallel, [&] {
-    if (!parallel.root()) return;
+  ranks.run([&] {
+    if (!ranks.root()) return;
     // Every rank's file is renamed into place; the manifest, written last, completes the checkpoint.
     nlohmann::json files = nlohmann::json::array();
-    for (int r = 0; r < parallel.size(); ++r) {
+    for (int r = 0; r < ranks.size(); ++r) {
       const io::CheckpointSlab header = io::read_checkpoint_file(directory / rank_file_name(r), false);
       files.push_back({{"file", rank_file_name(r)},
                        {"slab_begin", header.slab_begin},
@@ -127,7 +127,7 @@ void write_rank_files_and_manifest(const Parallel& parallel, const fs::path& out
     }
     const nlohmann::json manifest = {{"format", manifest_format},
                                      {"step", step},
-                                     {"ranks", parallel.size()},
+                                     {"ranks", ranks.size()},
                                      {"global_extents", slab.global_extents},
                                      {"populations", slab.components},
                                      {"precision", configuration.at("variant").at("precision")},
@@ -172,12 +172,12 @@ void check_flags(const std::string& where, const std::vector<lbm::flag_t>& store
 
 }  // namespace
 
-double write_checkpoint(const Parallel& parallel, const fs::path& output, lbm::FlowSolver& solver,
+double write_checkpoint(const comm::Ranks& ranks, const fs::path& output, lbm::FlowSolver& solver,
                         const nlohmann::json& configuration, int keep) {
   const long long step = solver.steps();
   const fs::path directory = step_directory(output, step);
-  collectively(parallel, [&] {
-    if (!parallel.root()) return;
+  ranks.run([&] {
+    if (!ranks.root()) return;
     std::error_code ec;
     // A leftover of the same step (a run killed while writing it, temporary files and all) goes.
     fs::remove_all(directory, ec);
@@ -186,17 +186,17 @@ double write_checkpoint(const Parallel& parallel, const fs::path& output, lbm::F
   });
   io::CheckpointSlab slab;
   try {
-    write_rank_files_and_manifest(parallel, output, solver, configuration, keep, directory, slab);
+    write_rank_files_and_manifest(ranks, output, solver, configuration, keep, directory, slab);
   } catch (const Error&) {
     // Every rank failed together (a full disk on one of them): the incomplete checkpoint goes,
     // the earlier ones stay.
-    if (parallel.root()) {
+    if (ranks.root()) {
       std::error_code ec;
       fs::remove_all(directory, ec);
     }
     throw;
   }
-  return parallel.sum(double(slab.values.size() + slab.flags.size() * sizeof(std::uint32_t)));
+  return ranks.sum(double(slab.values.size() + slab.flags.size() * sizeof(std::uint32_t)));
 }
 
 std::vector<CheckpointManifest> restart_candidates(const std::string& what, const fs::path& output) {
@@ -228,7 +228,7 @@ std::vector<CheckpointManifest> restart_candidates(const std::string& what, cons
   return candidates;
 }
 
-CheckpointManifest load_checkpoint(const Parallel& parallel, const std::vector<CheckpointManifest>& candidates,
+CheckpointManifest load_checkpoint(const comm::Ranks& ranks, const std::vector<CheckpointManifest>& candidates,
                                    lbm::FlowSolver& solver) {
   const auto& part = solver.partition();
   const Extents& global = part.global();
@@ -243,7 +243,7 @@ CheckpointManifest load_checkpoint(const Parallel& parallel, const std::vector<C
     std::vector<std::byte> buffer(plane_bytes * std::size_t(part.owned_planes()));
     std::vector<lbm::flag_t> stored_flags(owned_voxels);
     try {
-      collectively(parallel, [&] {
+      ranks.run([&] {
         const std::string where = "checkpoint '" + candidate.directory.string() + "'";
         const auto& m = candidate.document;
         if (m.at("global_extents").get<std::vector<long long>>() != extents) {
@@ -284,8 +284,8 @@ CheckpointManifest load_checkpoint(const Parallel& parallel, const std::vector<C
         }
         check_flags(where, stored_flags, solver, global, begin);
       });
-      collectively(parallel, [&] { solver.load_populations(buffer.data(), candidate.step); });
-      if (parallel.root() && !reasons.empty()) {
+      ranks.run([&] { solver.load_populations(buffer.data(), candidate.step); });
+      if (ranks.root() && !reasons.empty()) {
         std::fprintf(stderr, "karman: warning: skipped damaged checkpoints:%s; restarting from step %lld\n",
                      reasons.c_str(), candidate.step);
       }

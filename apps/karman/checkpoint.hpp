@@ -7,8 +7,7 @@
 /// while writing) and is ignored and later removed. The rank files tile the global box in whole
 /// planes, so a restart may use another rank count, layout or pattern.
 
-#include "parallel.hpp"
-
+#include <karman/comm/ranks.hpp>
 #include <karman/lbm/flow_solver.hpp>
 
 #include <nlohmann/json.hpp>
@@ -32,7 +31,7 @@ struct CheckpointManifest {
 /// its current step, then keeps the `keep` newest complete checkpoints of `output` and removes
 /// the others and incomplete ones. On any rank's failure every rank throws one karman::Error and
 /// the earlier checkpoints stay. Returns the bytes of the rank files, summed over ranks.
-double write_checkpoint(const Parallel& parallel, const std::filesystem::path& output, lbm::FlowSolver& solver,
+double write_checkpoint(const comm::Ranks& ranks, const std::filesystem::path& output, lbm::FlowSolver& solver,
                         const nlohmann::json& configuration, int keep = 2);
 
 /// Checkpoints for `--restart WHAT`: a checkpoint directory or its manifest.json (one candidate),
@@ -44,7 +43,7 @@ std::vector<CheckpointManifest> restart_candidates(const std::string& what, cons
 /// checksums, extents, populations and precision against `solver`) into `solver`, setting its
 /// step count; rank 0 says which candidates it skipped and why. Throws karman::Error when none
 /// verifies.
-CheckpointManifest load_checkpoint(const Parallel& parallel, const std::vector<CheckpointManifest>& candidates,
+CheckpointManifest load_checkpoint(const comm::Ranks& ranks, const std::vector<CheckpointManifest>& candidates,
                                    lbm::FlowSolver& solver);
 
 }  // namespace karman::app

@@ -231,7 +231,7 @@ void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const Globa
 
 }  // namespace
 
-void add_cylinder_command(CLI::App& app, const Parallel& parallel, int& exit_code) {
+void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_code) {
   auto opts = std::make_shared<RunOptions>();
   auto p = std::make_shared<CylinderParams>();
   auto o = std::make_shared<CylinderOptions>();
@@ -262,7 +262,7 @@ void add_cylinder_command(CLI::App& app, const Parallel& parallel, int& exit_cod
                   "70 a shedding period)")
       ->check(positive_finite());
   add_run_options(*cmd, *opts);
-  cmd->callback([=, &parallel, &exit_code] {
+  cmd->callback([=, &ranks, &exit_code] {
     if (cmd->count("--lattice") == 0) opts->variant.lattice = "d2q9";
     // TRT with Lambda = 3/16 keeps the wall where the boundary scheme puts it at any tau
     // (Ginzburg, Verhaeghe & d'Humières 2008); BGK moves it with the viscosity.
@@ -281,7 +281,7 @@ void add_cylinder_command(CLI::App& app, const Parallel& parallel, int& exit_cod
     }
     CaseDefinition def;
     def.name = "cylinder";
-    def.setup = collectively(parallel, [&] { return lbm::cases::cylinder_setup(*p, opts->variant); });
+    def.setup = ranks.run([&] { return lbm::cases::cylinder_setup(*p, opts->variant); });
     def.spacing = l.dx;
     // Column i is centred on x = i dx, row j on y = (j - 1/2) dx.
     def.origin[0] = -0.5 * l.dx;
@@ -295,18 +295,18 @@ void add_cylinder_command(CLI::App& app, const Parallel& parallel, int& exit_cod
     def.observe_every = std::max(1L, std::lround(sample_time / l.dt));
     const double coefficient = 2.0 / (l.mean_velocity * l.mean_velocity * p->diameter);
     const double dt = l.dt;
-    def.observe = [history, coefficient, dt, &parallel](lbm::FlowSolver& solver) {
+    def.observe = [history, coefficient, dt, &ranks](lbm::FlowSolver& solver) {
       const auto f = solver.body_force();
       history->step.push_back(double(solver.steps()));
       history->time.push_back(double(solver.steps()) * dt);
-      history->drag.push_back(coefficient * parallel.sum(f[0]));
-      history->lift.push_back(coefficient * parallel.sum(f[1]));
+      history->drag.push_back(coefficient * ranks.sum(f[0]));
+      history->lift.push_back(coefficient * ranks.sum(f[1]));
     };
     const auto params = *p;
     def.finish = [params, history](const GlobalFields& g, const std::filesystem::path& dir, nlohmann::json& s) {
       finish_cylinder(params, *history, g, dir, s);
     };
-    exit_code = run_case(parallel, *opts, def);
+    exit_code = run_case(ranks, *opts, def);
   });
 }
 

@@ -1,12 +1,12 @@
 // The karman command line: one executable, one subcommand per case (DESIGN.md "Apps").
+#include "bench_command.hpp"
 #include "case_commands.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
-#include "parallel.hpp"
 
+#include <karman/comm/ranks.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/version.hpp>
-#include <karman/perf/bench_command.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -20,7 +20,6 @@
 #include <vector>
 
 #if KARMAN_ENABLE_MPI
-#include <karman/comm/collective_error.hpp>
 #include <karman/comm/mpi_context.hpp>
 #endif
 
@@ -44,7 +43,7 @@ void prepare_for_kokkos(int argc, char** argv) {
 
 /// Parses the command line and runs the chosen subcommand; returns the exit code (README "Exit
 /// codes": 0 done, 1 error, 2 command-line error, 3 diverged, 4 not converged, 128 + N signal N).
-int run_command_line(int argc, char** argv, const karman::app::Parallel& parallel) {
+int run_command_line(int argc, char** argv, const karman::comm::Ranks& ranks) {
   CLI::App app{"Karman: portable lattice Boltzmann solver on Kokkos (CPU, CUDA, HIP; mpirun for several ranks)",
                "karman"};
   app.set_version_flag("--version",
@@ -64,8 +63,8 @@ int run_command_line(int argc, char** argv, const karman::app::Parallel& paralle
       "  130/143 stopped by SIGINT/SIGTERM after writing a checkpoint.\n"
       "Kokkos options (--kokkos-num-threads=N, --kokkos-device-id=N, --kokkos-help, ...) are passed to Kokkos.");
   int exit_code = 0;
-  karman::app::add_case_commands(app, parallel, exit_code);
-  karman::perf::add_bench_command(app);
+  karman::app::add_case_commands(app, ranks, exit_code);
+  karman::app::add_bench_command(app);
   std::vector<std::string> arguments;
   for (int i = 1; i < argc; ++i) arguments.push_back(std::strcmp(argv[i], help_stand_in) == 0 ? "--help" : argv[i]);
   const bool wants_help = std::find(arguments.begin(), arguments.end(), "--help") != arguments.end();
@@ -74,7 +73,7 @@ int run_command_line(int argc, char** argv, const karman::app::Parallel& paralle
     const std::string config = karman::app::config_file(arguments);
     if (!config.empty() && !wants_help) karman::app::check_config_file(app, config);
   } catch (const karman::Error& e) {
-    if (parallel.root()) std::fprintf(stderr, "karman: error: %s\n", e.what());
+    if (ranks.root()) std::fprintf(stderr, "karman: error: %s\n", e.what());
     return 2;
   }
   try {
@@ -82,14 +81,14 @@ int run_command_line(int argc, char** argv, const karman::app::Parallel& paralle
     app.parse(std::vector<std::string>(arguments.rbegin(), arguments.rend()));
   } catch (const CLI::ParseError& e) {
     // Every rank parses the same arguments; only rank 0 speaks.
-    if (!parallel.root()) return e.get_exit_code() == 0 ? 0 : 2;
+    if (!ranks.root()) return e.get_exit_code() == 0 ? 0 : 2;
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::fprintf(stderr, "karman: error: %s (see --help)\n", e.what());
     return 2;
   }
-  if (show_backend && parallel.root()) karman::app::print_backend_info();
+  if (show_backend && ranks.root()) karman::app::print_backend_info();
   if (!show_backend && app.get_subcommands().empty()) {
-    if (parallel.root()) {
+    if (ranks.root()) {
       std::printf("%s", app.help().c_str());
       std::fprintf(stderr, "karman: error: no command given; choose one of cavity, channel, taylor-green, bench\n");
     }
@@ -118,24 +117,15 @@ int main(int argc, char** argv) {
 #if KARMAN_ENABLE_MPI
   // MPI first, so Kokkos can read the launcher's local rank to pick a GPU; it ends last.
   karman::comm::MpiContext mpi(argc, argv);
-  prepare_for_kokkos(argc, argv);
-  std::optional<Kokkos::ScopeGuard> kokkos;
-  const karman::app::Parallel parallel(mpi.comm());
-  return karman::comm::run_guarded(mpi.comm(), [&] {
-    // Every rank initialises Kokkos; all agree on a failure, so none is left waiting.
-    karman::comm::run_collective(mpi.comm(), [&] { start_kokkos(kokkos, argc, argv); });
-    return run_command_line(argc, argv, parallel);
-  });
+  const karman::comm::Ranks ranks(mpi.comm());
 #else
+  const karman::comm::Ranks ranks;
+#endif
   prepare_for_kokkos(argc, argv);
   std::optional<Kokkos::ScopeGuard> kokkos;
-  const karman::app::Parallel parallel;
-  try {
-    start_kokkos(kokkos, argc, argv);
-    return run_command_line(argc, argv, parallel);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "karman: error: %s\n", e.what());
-    return 1;
-  }
-#endif
+  return ranks.run_guarded([&] {
+    // Every rank initialises Kokkos; all agree on a failure, so none is left waiting.
+    ranks.run([&] { start_kokkos(kokkos, argc, argv); });
+    return run_command_line(argc, argv, ranks);
+  });
 }

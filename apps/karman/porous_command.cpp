@@ -188,11 +188,11 @@ BoxFields scatter_to_box(lbm::SparseFlowSolver& solver, const geometry::VoxelIma
 }
 
 /// Runs the case; returns the exit code.
-int run_porous(const PorousOptions& o, const Parallel& parallel) {
+int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
   const auto t_setup = clock::now();
   const std::filesystem::path dir = o.output;
   // Everything that can fail on bad input, before anything is allocated or written.
-  if (parallel.size() > 1) throw Error("karman porous runs on one rank (the block-sparse grid is not decomposed yet)");
+  if (ranks.size() > 1) throw Error("karman porous runs on one rank (the block-sparse grid is not decomposed yet)");
   if (o.steps == 0 && o.until_steady == 0) throw Error("karman porous: give --steps S or --until-steady TOL");
   std::error_code ec;
   if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
@@ -352,7 +352,7 @@ int run_porous(const PorousOptions& o, const Parallel& parallel) {
 
 }  // namespace
 
-void add_porous_command(CLI::App& app, const Parallel& parallel, int& exit_code) {
+void add_porous_command(CLI::App& app, const comm::Ranks& ranks, int& exit_code) {
   auto o = std::make_shared<PorousOptions>();
   auto* cmd = app.add_subcommand(
       "porous", "Body-force-driven flow through a porous sample on the block-sparse grid: porosity, permeability");
@@ -443,7 +443,7 @@ void add_porous_command(CLI::App& app, const Parallel& parallel, int& exit_code)
       "  karman porous --array sc --solid-fraction 0.125 --n 32 --tau 1.5 --until-steady 1e-7 --output sc\n"
       "  karman porous --geometry rock.raw --dims 128,128,128 --voxel-size 2.5e-6 --steps 20000 --output rock\n"
       "  karman porous --geometry rock.h5 --dataset /segmented --until-steady 1e-6 --output rock");
-  cmd->callback([=, &parallel, &exit_code] { exit_code = run_porous(*o, parallel); });
+  cmd->callback([=, &ranks, &exit_code] { exit_code = run_porous(*o, ranks); });
 }
 
 }  // namespace karman::app

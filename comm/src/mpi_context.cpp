@@ -1,5 +1,5 @@
-#include <karman/comm/collective_error.hpp>
 #include <karman/comm/mpi_context.hpp>
+#include <karman/comm/ranks.hpp>
 #include <karman/core/error.hpp>
 
 #include <exception>
@@ -48,7 +48,7 @@ MpiContext::~MpiContext() {
   MPI_Finalized(&finalized);
   if (finalized) return;
   if (std::uncaught_exceptions() > m_uncaught_at_start) {
-    abort_all("an exception left the scope of karman::comm::MpiContext before it was handled");
+    Ranks(MPI_COMM_WORLD).abort_all("an exception left the scope of karman::comm::MpiContext before it was handled");
   }
   MPI_Finalize();
 }

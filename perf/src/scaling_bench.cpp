@@ -12,10 +12,8 @@
 #include <fstream>
 
 #if KARMAN_ENABLE_MPI
-#include <karman/comm/collective_error.hpp>
 #include <karman/comm/gpu_aware.hpp>
-
-#include <mpi.h>
+#include <karman/comm/ranks.hpp>
 #endif
 
 namespace karman::perf {
@@ -29,13 +27,13 @@ Extents scaled_box(const std::string& mode, bool three_d, int n, int ranks) {
   return three_d ? Extents{n, n, planes} : Extents{n, planes, 1};
 }
 
-ScalingRecord run_one(const lbm::Variant& variant, const BenchOptions& o, const ScalingOptions& s, int rank,
-                      int ranks) {
+ScalingRecord run_one(const lbm::Variant& variant, const BenchOptions& o, const ScalingOptions& s,
+                      const comm::Ranks& all) {
   const bool three_d = lbm::lattice_dimension(variant.lattice) == 3;
   const int n = o.n > 0 ? o.n : default_edge(variant.lattice);
   lbm::SolverSetup setup;
   setup.variant = variant;
-  setup.global = scaled_box(s.mode, three_d, n, ranks);
+  setup.global = scaled_box(s.mode, three_d, n, all.size());
   setup.periodic = {true, true, true};
   setup.relaxation.omega = 1.0 / 0.6;
   // A small shear wave along the slab axis, so the fluid moves and halos carry real values.
@@ -45,37 +43,32 @@ ScalingRecord run_one(const lbm::Variant& variant, const BenchOptions& o, const 
     st.u[0] = 0.02 * std::sin(2.0 * M_PI * (three_d ? z : y) / planes);
     return st;
   };
-  setup.rank = rank;
-  setup.ranks = ranks;
+  setup.rank = all.rank();
+  setup.ranks = all.size();
   setup.overlap = s.overlap;
   setup.pack_halos = s.halo_pack;
-  setup.communicator = MPI_COMM_WORLD;
+  setup.communicator = all.comm();
   setup.gpu_aware = comm::parse_gpu_aware_mode(s.gpu_aware);
   // Bad sizes (too few planes for the ranks) fail on every rank together, with one message.
-  auto solver = comm::run_collective(MPI_COMM_WORLD, [&] { return lbm::make_solver(setup); });
+  auto solver = all.run([&] { return lbm::make_solver(setup); });
 
   const int steps = o.steps > 0 ? o.steps : default_steps();
   solver->advance(o.warmup >= 0 ? o.warmup : std::max(2, steps / 5 / 2 * 2));
   Kokkos::fence();
   solver->reset_comm_stats();
-  MPI_Barrier(MPI_COMM_WORLD);
+  all.barrier();
   const auto t0 = std::chrono::steady_clock::now();
   solver->advance(steps);
   Kokkos::fence();
   const double local_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  double seconds = 0;
-  MPI_Allreduce(&local_seconds, &seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  const double seconds = all.max(local_seconds);
 
   const auto stats = solver->comm_stats();
   const std::int64_t owned = solver->partition().owned().size();
-  const double mine[6] = {double(owned),
-                          double(owned) * steps / local_seconds / 1e6,
-                          stats.exchange_seconds,
-                          stats.hidden_fraction,
-                          stats.messages_sent_per_step,
-                          stats.values_sent_per_step};
-  std::vector<double> all(rank == 0 ? 6 * std::size_t(ranks) : 0);
-  MPI_Gather(mine, 6, MPI_DOUBLE, all.data(), 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  // Six figures per rank, in rank order on rank 0.
+  const std::vector<double> figures =
+      all.gather({double(owned), double(owned) * steps / local_seconds / 1e6, stats.exchange_seconds,
+                  stats.hidden_fraction, stats.messages_sent_per_step, stats.values_sent_per_step});
 
   const BackendInfo info = backend_info();
   ScalingRecord r;
@@ -86,7 +79,7 @@ ScalingRecord run_one(const lbm::Variant& variant, const BenchOptions& o, const 
   r.pattern = variant.pattern;
   r.collision = variant.collision;
   r.n = n;
-  r.ranks = ranks;
+  r.ranks = all.size();
   r.global = setup.global;
   r.steps = steps;
   r.seconds = seconds;
@@ -96,8 +89,8 @@ ScalingRecord run_one(const lbm::Variant& variant, const BenchOptions& o, const 
   r.gpu_aware = solver->gpu_aware();
   r.backend = info.default_backend;
   r.device = info.device_name;
-  for (int k = 0; rank == 0 && k < ranks; ++k) {
-    const double* v = &all[6 * std::size_t(k)];
+  for (int k = 0; 6 * std::size_t(k) < figures.size(); ++k) {
+    const double* v = &figures[6 * std::size_t(k)];
     r.per_rank.push_back({k, std::int64_t(v[0]), v[1], v[2], v[3], v[4], v[5]});
   }
   return r;
@@ -111,10 +104,8 @@ std::vector<ScalingRecord> run_scaling(const BenchOptions& options, const Scalin
     throw Error("karman bench: --scaling '" + scaling.mode + "' is not one of: weak, strong");
   }
 #if KARMAN_ENABLE_MPI
-  comm::run_collective(MPI_COMM_WORLD, [&] { validate(options); });
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const comm::Ranks all(MPI_COMM_WORLD);
+  all.run([&] { validate(options); });
   std::vector<ScalingRecord> records;
   for (const auto& lattice : options.lattices)
     for (const auto& precision : options.precisions)
@@ -123,7 +114,7 @@ std::vector<ScalingRecord> run_scaling(const BenchOptions& options, const Scalin
           for (const auto& collision : options.collisions)
             if (lbm::collision_defined_for(collision, lattice))
               records.push_back(
-                  run_one(lbm::Variant{lattice, precision, layout, collision, pattern}, options, scaling, rank, ranks));
+                  run_one(lbm::Variant{lattice, precision, layout, collision, pattern}, options, scaling, all));
   return records;
 #else
   validate(options);

@@ -59,34 +59,6 @@ TEST_F(DecompositionTest, BoxTooThinIsACollectiveErrorOnEveryRank) {
   }
 }
 
-TEST_F(DecompositionTest, AnyRankIsALogicalOr) {
-  EXPECT_FALSE(comm::any_rank(false));
-  EXPECT_TRUE(comm::any_rank(rank == ranks - 1));
-  EXPECT_TRUE(comm::any_rank(true));
-}
-
-TEST_F(DecompositionTest, RunCollectiveRaisesTheLowestFailingRanksErrorEverywhere) {
-  try {
-    comm::run_collective(MPI_COMM_WORLD, [&] {
-      if (rank == ranks - 1) throw Error("bad input on rank " + std::to_string(rank));
-    });
-    ADD_FAILURE() << "no error";
-  } catch (const comm::CollectiveError& e) {
-    EXPECT_EQ(e.failing_rank(), ranks - 1);
-    EXPECT_EQ(std::string(e.what()), "bad input on rank " + std::to_string(ranks - 1));
-  }
-  try {
-    comm::run_collective(MPI_COMM_WORLD, [&] {
-      if (rank >= ranks / 2) throw std::runtime_error("rank " + std::to_string(rank));
-    });
-    ADD_FAILURE() << "no error";
-  } catch (const comm::CollectiveError& e) {
-    EXPECT_EQ(e.failing_rank(), ranks / 2);
-    EXPECT_EQ(std::string(e.what()), "rank " + std::to_string(ranks / 2));
-  }
-  EXPECT_EQ(comm::run_collective(MPI_COMM_WORLD, [&] { return rank * 2; }), rank * 2);
-}
-
 TEST(GpuAwareMode, ParsesItsChoicesAndNamesThemInErrors) {
   EXPECT_EQ(comm::parse_gpu_aware_mode("auto"), comm::GpuAwareMode::automatic);
   EXPECT_EQ(comm::parse_gpu_aware_mode("on"), comm::GpuAwareMode::on);

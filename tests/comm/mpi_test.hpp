@@ -3,7 +3,7 @@
 // test on every rank, so rank 0's report (the only one printed in full) tells the truth.
 // Tests must reach TearDown on every rank: use EXPECT_* (not ASSERT_*) before collective calls.
 
-#include <karman/comm/collective_error.hpp>
+#include <karman/comm/ranks.hpp>
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -19,7 +19,7 @@ class MpiTest : public ::testing::Test {
   }
   void TearDown() override {
     const bool failed_here = HasFailure();
-    if (comm::any_rank(failed_here, MPI_COMM_WORLD) && !failed_here) ADD_FAILURE() << "failed on another rank";
+    if (comm::Ranks(MPI_COMM_WORLD).any(failed_here) && !failed_here) ADD_FAILURE() << "failed on another rank";
   }
 
   int rank = 0;

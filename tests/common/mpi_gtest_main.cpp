@@ -1,8 +1,8 @@
 // GoogleTest entry point for tests under mpirun. MPI is initialised before Kokkos and finalised
 // after it; every rank runs every test; rank 0 prints the usual report and the other ranks print
 // only their failed checks, prefixed with their rank; every rank exits non-zero when any failed.
-#include <karman/comm/collective_error.hpp>
 #include <karman/comm/mpi_context.hpp>
+#include <karman/comm/ranks.hpp>
 
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
@@ -41,5 +41,5 @@ int main(int argc, char** argv) {
     }
     result = RUN_ALL_TESTS();
   }
-  return karman::comm::any_rank(result != 0, mpi.comm()) ? 1 : 0;
+  return karman::comm::Ranks(mpi.comm()).any(result != 0) ? 1 : 0;
 }

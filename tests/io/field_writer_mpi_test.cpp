@@ -1,7 +1,8 @@
 // FieldWriter on 2 and 3 ranks with uneven slabs (rank r holds r + 1 planes): every rank writes its
 // slab, rank 0 reads the whole box back from the shared file or the per-rank files and checks every
-// value; a bad slab on one rank fails on every rank with the same message (DESIGN.md: "with MPI
-// every rank agrees and nothing hangs").
+// value; a bad slab on one rank fails on every rank with the same CollectiveError, which names the
+// lowest failing rank (DESIGN.md: "with MPI every rank agrees and nothing hangs").
+#include <karman/comm/collective_error.hpp>
 #include <karman/core/error.hpp>
 #include <karman/io/field_writer.hpp>
 #include <karman/io/output_directory.hpp>
@@ -110,15 +111,21 @@ void write_and_check(FileMode mode) {
   }
 }
 
-/// The message every rank gets from `action`, or "" when it throws no karman::Error.
+/// What every rank gets from `action`: the message and the lowest failing rank, or no message and
+/// rank -1 when it throws no CollectiveError.
+struct Failure {
+  std::string message;
+  int rank = -1;
+};
+
 template <class Action>
-std::string error_of(Action&& action) {
+Failure failure_of(Action&& action) {
   try {
     action();
-  } catch (const karman::Error& e) {
-    return e.what();
+  } catch (const karman::comm::CollectiveError& e) {
+    return {e.what(), e.failing_rank()};
   }
-  return "";
+  return {};
 }
 
 }  // namespace
@@ -148,20 +155,23 @@ TEST(FieldWriterMpi, BadSlabOnOneRankFailsOnEveryRank) {
   // The last rank hands over one value too few.
   SlabData data = make_slab(box.extents, 1, 0, uneven_begin(rank), uneven_planes(rank));
   if (rank == ranks - 1) data.slab.datasets[0].size -= 1;
-  const std::string short_array = error_of([&] { writer.write(0, 0.0, data.slab); });
-  EXPECT_NE(short_array.find("dataset 'rho' has"), std::string::npos) << short_array;
-  EXPECT_NE(short_array.find("[rank " + std::to_string(ranks - 1) + "]"), std::string::npos) << short_array;
+  const Failure short_array = failure_of([&] { writer.write(0, 0.0, data.slab); });
+  EXPECT_NE(short_array.message.find("dataset 'rho' has"), std::string::npos) << short_array.message;
+  EXPECT_EQ(short_array.rank, ranks - 1) << short_array.message;
 
   // Every slab is valid alone, but rank 1 also claims plane 0: the slabs overlap.
   const int begin = rank == 1 ? 0 : uneven_begin(rank);
   const SlabData overlapping = make_slab(box.extents, 1, 0, begin, uneven_planes(rank));
-  const std::string overlap = error_of([&] { writer.write(0, 0.0, overlapping.slab); });
-  EXPECT_NE(overlap.find("do not tile"), std::string::npos) << overlap;
+  // Every rank finds the overlap in the same gathered slabs: rank 0 speaks for all.
+  const Failure overlap = failure_of([&] { writer.write(0, 0.0, overlapping.slab); });
+  EXPECT_NE(overlap.message.find("do not tile"), std::string::npos) << overlap.message;
+  EXPECT_EQ(overlap.rank, 0) << overlap.message;
 
   // Ranks disagreeing on the step.
   const SlabData good = make_slab(box.extents, 1, 0, uneven_begin(rank), uneven_planes(rank));
-  const std::string steps = error_of([&] { writer.write(rank == 0 ? 1 : 2, 0.0, good.slab); });
-  EXPECT_NE(steps.find("every rank writes the same step"), std::string::npos) << steps;
+  const Failure steps = failure_of([&] { writer.write(rank == 0 ? 1 : 2, 0.0, good.slab); });
+  EXPECT_NE(steps.message.find("every rank writes the same step"), std::string::npos) << steps.message;
+  EXPECT_EQ(steps.rank, 0) << steps.message;
 
   // Nothing was written, and the writer still works.
   MPI_Barrier(MPI_COMM_WORLD);

@@ -1,6 +1,6 @@
 #include "mpi_lbm_support.hpp"
 
-#include <karman/comm/collective_error.hpp>
+#include <karman/comm/ranks.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -8,34 +8,6 @@
 
 namespace karman::lbm::test {
 namespace {
-
-/// Collective: `local` of every rank concatenated in rank order on rank 0.
-std::vector<double> gather_doubles(const std::vector<double>& local, MPI_Comm comm) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  const int count = int(local.size());
-  std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    offsets[std::size_t(r)] = total;
-    total += counts[std::size_t(r)];
-  }
-  std::vector<double> all(rank == 0 ? std::size_t(total) : 0);
-  MPI_Gatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0, comm);
-  return all;
-}
-
-/// Collective: one value per rank, in rank order, on rank 0.
-std::vector<std::int64_t> gather_one(std::int64_t mine, MPI_Comm comm) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  std::vector<std::int64_t> all(rank == 0 ? std::size_t(size) : 0);
-  MPI_Gather(&mine, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, 0, comm);
-  return all;
-}
 
 std::uint64_t bits(double v) {
   std::uint64_t b = 0;
@@ -52,17 +24,23 @@ MpiSolverTest::MpiSolverTest() {
 
 void MpiSolverTest::TearDown() {
   const bool failed_here = HasFailure();
-  if (comm::any_rank(failed_here, MPI_COMM_WORLD) && !failed_here) ADD_FAILURE() << "failed on another rank";
+  if (comm::Ranks(MPI_COMM_WORLD).any(failed_here) && !failed_here) ADD_FAILURE() << "failed on another rank";
 }
 
 GatheredMoments gather_moments(FlowSolver& solver, MPI_Comm comm) {
+  const comm::Ranks all(comm);
   const HostMoments mine = host_moments(solver);
   const SlabPartition& part = solver.partition();
   GatheredMoments out;
-  out.fields.rho = gather_doubles(mine.rho, comm);
-  out.fields.u = gather_doubles(mine.u, comm);
-  out.slab_begin = gather_one(std::int64_t(part.owned_begin()) * part.plane_size(), comm);
-  out.slab_voxels = gather_one(std::int64_t(mine.rho.size()), comm);
+  out.fields.rho = all.gather(mine.rho);
+  out.fields.u = all.gather(mine.u);
+  // Two numbers per rank: the first global voxel of its slab and how many voxels it owns.
+  const std::vector<long long> slabs = all.all_gather(
+      {static_cast<long long>(part.owned_begin()) * part.plane_size(), static_cast<long long>(mine.rho.size())});
+  for (std::size_t r = 0; all.root() && r < slabs.size(); r += 2) {
+    out.slab_begin.push_back(slabs[r]);
+    out.slab_voxels.push_back(slabs[r + 1]);
+  }
   return out;
 }
 

@@ -1,9 +1,9 @@
 // `karman bench` on tiny boxes: every variant of a sweep yields a complete record with positive
-// figures, the JSON parses back with the fields, the table lines up, the command line
-// runs and refuses bad input. Never a timing assertion (STYLE.md "Tests").
+// figures, the JSON parses back with the fields, the table lines up, bad options are
+// refused. Never a timing assertion (STYLE.md "Tests"). The subcommand that parses the options is
+// tested in tests/app/bench_command_test.cpp.
 #include <karman/core/error.hpp>
 #include <karman/perf/bench.hpp>
-#include <karman/perf/bench_command.hpp>
 #include <karman/perf/bench_report.hpp>
 #include <karman/perf/copy_bandwidth.hpp>
 
@@ -221,28 +221,6 @@ TEST(BenchOptions, BadInputRefusedWithTheValue) {
   o.repeat = 0;
   EXPECT_NE(message(o).find("repeat = 0"), std::string::npos);
   EXPECT_EQ(message(tiny()), "accepted");
-}
-
-TEST(BenchCommand, RunsFromTheCommandLineAndWritesJson) {
-  const std::string path = temp_path("karman_bench_command.json");
-  std::remove(path.c_str());
-  CLI::App app{"test"};
-  add_bench_command(app);
-  app.parse(
-      "bench --lattice d2q9,d3q19 --precision float --layout soa --pattern ab,aa --n 6 --steps 2 --warmup 0 "
-      "--repeat 1 --copy-mib 2 --json " +
-          path,
-      false);
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << "no JSON written to " << path;
-  expect_complete_json(nlohmann::json::parse(in), 4);
-
-  CLI::App bad{"test"};
-  add_bench_command(bad);
-  EXPECT_THROW(bad.parse("bench --lattice d3q15", false), CLI::ValidationError);
-  CLI::App odd{"test"};
-  add_bench_command(odd);
-  EXPECT_THROW(odd.parse("bench --lattice d2q9 --n 6 --steps 3", false), karman::Error);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 #include <karman/io/atomic_file.hpp>
 #include <karman/io/field_writer.hpp>
 
-#include "collective.hpp"
 #include "xdmf.hpp"
 #if KARMAN_ENABLE_HDF5
 #include "hdf5_field_file.hpp"
@@ -83,10 +82,7 @@ FieldWriter::FieldWriter(std::filesystem::path directory, BoxGeometry box, std::
 #if KARMAN_ENABLE_MPI
 FieldWriter::FieldWriter(std::filesystem::path directory, BoxGeometry box, std::vector<std::string> dataset_names,
                          MPI_Comm comm, FileMode mode)
-    : m_directory(std::move(directory)), m_box(box), m_names(std::move(dataset_names)), m_comm(comm) {
-  const detail::Collective ranks(comm);
-  m_rank = ranks.rank();
-  m_ranks = ranks.size();
+    : m_directory(std::move(directory)), m_box(box), m_names(std::move(dataset_names)), m_writers(comm) {
   resolve_mode(mode);
 }
 #endif
@@ -96,9 +92,9 @@ void FieldWriter::resolve_mode(FileMode requested) {
   if (m_directory.empty()) throw Error(std::string(where_writer) + ": empty output directory");
   validate(m_box, where_writer);
   check_names(m_names);
-  const bool shared_possible = m_ranks == 1 || parallel_hdf5();
+  const bool shared_possible = m_writers.size() == 1 || parallel_hdf5();
   if (requested == FileMode::single_file && !shared_possible) {
-    throw Error(std::string(where_writer) + ": file mode 'single' with " + std::to_string(m_ranks) +
+    throw Error(std::string(where_writer) + ": file mode 'single' with " + std::to_string(m_writers.size()) +
                 " ranks needs parallel HDF5 and this build has serial HDF5; use 'per-rank' or 'auto'");
   }
   m_mode = requested == FileMode::automatic ? (shared_possible ? FileMode::single_file : FileMode::file_per_rank)
@@ -108,7 +104,7 @@ void FieldWriter::resolve_mode(FileMode requested) {
 std::vector<std::string> FieldWriter::file_names(int step) const {
   if (m_mode == FileMode::single_file) return {step_stem(step) + ".h5"};
   std::vector<std::string> names;
-  for (int r = 0; r < m_ranks; ++r) names.push_back(per_rank_name(step, r));
+  for (int r = 0; r < m_writers.size(); ++r) names.push_back(per_rank_name(step, r));
   return names;
 }
 
@@ -139,49 +135,48 @@ void FieldWriter::check_slab(int step, double time, const FieldSlab& slab) const
 }
 
 void FieldWriter::write(int step, double time, const FieldSlab& slab) {
-#if KARMAN_ENABLE_MPI
-  const detail::Collective all = m_comm == MPI_COMM_NULL ? detail::Collective() : detail::Collective(m_comm);
-#else
-  const detail::Collective all;
-#endif
-  all.run([&] { check_slab(step, time, slab); });
+  m_writers.run([&] { check_slab(step, time, slab); });
 
-  // Every rank checks the same gathered slabs, so every rank throws the same error or none does.
-  const std::vector<long long> gathered = all.all_gather({step, slab.slab_begin, slab.slab_planes});
-  WrittenStep written;
-  written.step = step;
-  written.time = time;
-  for (int r = 0; r < m_ranks; ++r) {
-    if (gathered[3 * r] != step) {
-      throw Error(std::string(where_write) + ": rank " + std::to_string(r) + " writes step " +
-                  std::to_string(gathered[3 * r]) + ", rank " + std::to_string(m_rank) + " step " +
-                  std::to_string(step) + "; every rank writes the same step");
+  // Every rank checks the same gathered slabs and fails alike; run() makes that failure a
+  // CollectiveError, as every other of this call, worded by rank 0.
+  const std::vector<long long> gathered = m_writers.all_gather({step, slab.slab_begin, slab.slab_planes});
+  WrittenStep written = m_writers.run([&] {
+    WrittenStep slabs;
+    slabs.step = step;
+    slabs.time = time;
+    for (int r = 0; r < m_writers.size(); ++r) {
+      if (gathered[3 * r] != step) {
+        throw Error(std::string(where_write) + ": rank " + std::to_string(r) + " writes step " +
+                    std::to_string(gathered[3 * r]) + ", rank " + std::to_string(m_writers.rank()) + " step " +
+                    std::to_string(step) + "; every rank writes the same step");
+      }
+      slabs.slab_begins.push_back(static_cast<int>(gathered[3 * r + 1]));
+      slabs.slab_planes.push_back(static_cast<int>(gathered[3 * r + 2]));
     }
-    written.slab_begins.push_back(static_cast<int>(gathered[3 * r + 1]));
-    written.slab_planes.push_back(static_cast<int>(gathered[3 * r + 2]));
-  }
-  std::vector<int> order(m_ranks);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int a, int b) { return written.slab_begins[a] < written.slab_begins[b]; });
-  int next_plane = 0;
-  for (int r : order) {
-    if (written.slab_begins[r] != next_plane) {
-      throw Error(std::string(where_write) + ": the slabs do not tile the " +
-                  std::to_string(m_box.extents.extent(slab_axis())) + " planes along " + axis_name(slab_axis()) +
-                  ": rank " + std::to_string(r) + " starts at plane " + std::to_string(written.slab_begins[r]) +
-                  " where plane " + std::to_string(next_plane) + " was expected");
+    std::vector<int> order(m_writers.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return slabs.slab_begins[a] < slabs.slab_begins[b]; });
+    int next_plane = 0;
+    for (int r : order) {
+      if (slabs.slab_begins[r] != next_plane) {
+        throw Error(std::string(where_write) + ": the slabs do not tile the " +
+                    std::to_string(m_box.extents.extent(slab_axis())) + " planes along " + axis_name(slab_axis()) +
+                    ": rank " + std::to_string(r) + " starts at plane " + std::to_string(slabs.slab_begins[r]) +
+                    " where plane " + std::to_string(next_plane) + " was expected");
+      }
+      next_plane += slabs.slab_planes[r];
     }
-    next_plane += written.slab_planes[r];
-  }
-  if (next_plane != m_box.extents.extent(slab_axis())) {
-    throw Error(std::string(where_write) + ": the slabs cover planes [0, " + std::to_string(next_plane) + ") of the " +
-                std::to_string(m_box.extents.extent(slab_axis())) + " along " + axis_name(slab_axis()));
-  }
+    if (next_plane != m_box.extents.extent(slab_axis())) {
+      throw Error(std::string(where_write) + ": the slabs cover planes [0, " + std::to_string(next_plane) +
+                  ") of the " + std::to_string(m_box.extents.extent(slab_axis())) + " along " + axis_name(slab_axis()));
+    }
+    return slabs;
+  });
 
-  all.run([&] { check_free_space(step, slab); });
-  all.run([&] { write_hdf5(step, time, slab); });
-  all.run([&] {
-    if (m_rank == 0) record_step(std::move(written));
+  m_writers.run([&] { check_free_space(step, slab); });
+  m_writers.run([&] { write_hdf5(step, time, slab); });
+  m_writers.run([&] {
+    if (m_writers.root()) record_step(std::move(written));
   });
 }
 
@@ -190,7 +185,7 @@ void FieldWriter::check_free_space(int step, const FieldSlab& slab) const {
   // collective calls of H5Fclose, where they wait for each other forever: so the space is
   // checked first, and a full disk becomes an error all ranks agree on before any of them starts.
   const bool shared = m_mode == FileMode::single_file;
-  if (shared && m_rank != 0) return;
+  if (shared && !m_writers.root()) return;
   const std::size_t planes = shared ? std::size_t(m_box.extents.extent(slab_axis())) : std::size_t(slab.slab_planes);
   const double need = double(planes * plane_size(m_box.extents) * m_names.size() * sizeof(double)) + 65536.0;
   struct statvfs fs {};
@@ -205,25 +200,20 @@ void FieldWriter::check_free_space(int step, const FieldSlab& slab) const {
 }
 
 void FieldWriter::adopt_earlier_steps(int step, int every, const FieldSlab& slab) {
-#if KARMAN_ENABLE_MPI
-  const detail::Collective all = m_comm == MPI_COMM_NULL ? detail::Collective() : detail::Collective(m_comm);
-#else
-  const detail::Collective all;
-#endif
-  const std::vector<long long> gathered = all.all_gather({step, slab.slab_begin, slab.slab_planes});
-  all.run([&] {
-    if (m_rank != 0 || every <= 0) return;
+  const std::vector<long long> gathered = m_writers.all_gather({step, slab.slab_begin, slab.slab_planes});
+  m_writers.run([&] {
+    if (!m_writers.root() || every <= 0) return;
     for (int s = 0; s <= step; s += every) {
       bool complete = true;
       for (const std::string& name : file_names(s)) complete = complete && std::filesystem::exists(m_directory / name);
       // A file of one rank more means another rank count wrote this step: other slabs.
       if (m_mode == FileMode::file_per_rank)
-        complete = complete && !std::filesystem::exists(m_directory / per_rank_name(s, m_ranks));
+        complete = complete && !std::filesystem::exists(m_directory / per_rank_name(s, m_writers.size()));
       if (!complete) continue;
       WrittenStep written;
       written.step = s;
       written.time = double(s);
-      for (int r = 0; r < m_ranks; ++r) {
+      for (int r = 0; r < m_writers.size(); ++r) {
         written.slab_begins.push_back(static_cast<int>(gathered[3 * r + 1]));
         written.slab_planes.push_back(static_cast<int>(gathered[3 * r + 2]));
       }
@@ -244,7 +234,7 @@ void FieldWriter::write_hdf5(int step, double time, const FieldSlab& slab) const
   file.count[dim] = static_cast<unsigned long long>(slab.slab_planes);
   std::string name;
   if (m_mode == FileMode::file_per_rank) {
-    name = per_rank_name(step, m_rank);
+    name = per_rank_name(step, m_writers.rank());
     file.shape = file.count;
     file.slab_begin = slab.slab_begin;
     file.slab_planes = slab.slab_planes;
@@ -257,11 +247,11 @@ void FieldWriter::write_hdf5(int step, double time, const FieldSlab& slab) const
   // Readers (ParaView following the XDMF file) never see a half-written file.
   file.path = m_directory / ("." + name + ".tmp");
   try {
-    if (m_ranks == 1 || m_mode == FileMode::file_per_rank) {
+    if (m_writers.size() == 1 || m_mode == FileMode::file_per_rank) {
       detail::write_field_file(file, m_box, m_names, step, time, slab);
     } else {
 #if KARMAN_ENABLE_MPI && KARMAN_HDF5_PARALLEL
-      detail::write_shared_field_file(file, m_box, m_names, step, time, slab, m_comm);
+      detail::write_shared_field_file(file, m_box, m_names, step, time, slab, m_writers.comm());
 #else
       throw std::logic_error("karman::io::FieldWriter: one shared file from several ranks without parallel HDF5");
 #endif
@@ -269,11 +259,11 @@ void FieldWriter::write_hdf5(int step, double time, const FieldSlab& slab) const
   } catch (...) {
     // A failed write (a full disk) leaves no hidden temporary file behind.
     std::error_code ec;
-    if (m_rank == 0 || m_mode == FileMode::file_per_rank) std::filesystem::remove(file.path, ec);
+    if (m_writers.root() || m_mode == FileMode::file_per_rank) std::filesystem::remove(file.path, ec);
     throw;
   }
   // H5Fclose of a shared file is collective: once it returns on rank 0 every rank's data is in.
-  if (m_rank == 0 || m_mode == FileMode::file_per_rank) {
+  if (m_writers.root() || m_mode == FileMode::file_per_rank) {
     std::error_code ec;
     std::filesystem::rename(file.path, m_directory / name, ec);
     if (ec) {
@@ -308,7 +298,7 @@ void FieldWriter::record_step(WrittenStep written) {
     if (m_mode == FileMode::single_file) {
       entry.pieces.push_back({step_stem(w.step) + ".h5", cells, first_centre});
     } else {
-      for (int r = 0; r < m_ranks; ++r) {
+      for (int r = 0; r < m_writers.size(); ++r) {
         detail::XdmfPiece piece{per_rank_name(w.step, r), cells, first_centre};
         piece.cells[axis] = w.slab_planes[r];
         piece.first_centre[axis] += w.slab_begins[r] * m_box.spacing[axis];

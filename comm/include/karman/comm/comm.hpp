@@ -1,6 +1,6 @@
 #pragma once
 /// \file comm.hpp
-/// Everything of Karman::comm in one include.
+/// Everything of Karman::comm in one include (a build with MPI; without it, ranks.hpp is all).
 
 #include <karman/comm/collective_error.hpp>
 #include <karman/comm/comm_stats.hpp>
@@ -11,4 +11,5 @@
 #include <karman/comm/mpi_context.hpp>
 #include <karman/comm/mpi_datatype.hpp>
 #include <karman/comm/mpi_halo_exchanger.hpp>
+#include <karman/comm/ranks.hpp>
 #include <karman/comm/slab_decomposition.hpp>

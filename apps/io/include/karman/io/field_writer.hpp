@@ -3,6 +3,7 @@
 /// Field output: one HDF5 file per step (or one per rank and step with serial HDF5) and one XDMF
 /// file beside them that ParaView opens as a time series (DESIGN.md "Apps, files").
 
+#include <karman/comm/ranks.hpp>
 #include <karman/io/box_geometry.hpp>
 #include <karman/io/field_slab.hpp>
 #include <karman/io/file_mode.hpp>
@@ -50,8 +51,9 @@ class FieldWriter {
 
   /// Writes this rank's `slab` of every dataset as output step `step` (>= 0) at `time` (a
   /// collective call). Every rank passes the same step; the slabs tile the slab axis. On any
-  /// rank's failure every rank throws the same karman::Error, and the XDMF file lists only
-  /// steps whose files are complete. Writing a step again replaces it.
+  /// rank's failure every rank throws the same comm::CollectiveError, naming the lowest failing
+  /// rank, and the XDMF file lists only steps whose files are complete. Writing a step again
+  /// replaces it.
   void write(int step, double time, const FieldSlab& slab);
 
   /// After a restart at `step`: lists in the XDMF file the earlier output steps (multiples of
@@ -69,8 +71,8 @@ class FieldWriter {
   /// The XDMF file rank 0 keeps up to date.
   std::filesystem::path xdmf_path() const { return m_directory / "fields.xdmf"; }
   /// This rank and the number of ranks writing.
-  int rank() const { return m_rank; }
-  int ranks() const { return m_ranks; }
+  int rank() const { return m_writers.rank(); }
+  int ranks() const { return m_writers.size(); }
 
   /// Whether this build writes HDF5 at all (configured with KARMAN_ENABLE_HDF5=ON).
   static bool available();
@@ -97,11 +99,7 @@ class FieldWriter {
   BoxGeometry m_box;
   std::vector<std::string> m_names;
   FileMode m_mode = FileMode::single_file;
-  int m_rank = 0;
-  int m_ranks = 1;
-#if KARMAN_ENABLE_MPI
-  MPI_Comm m_comm = MPI_COMM_NULL;
-#endif
+  comm::Ranks m_writers;               ///< one process, or the ranks of the communicator given
   std::vector<WrittenStep> m_written;  ///< kept on rank 0 only
 };
 

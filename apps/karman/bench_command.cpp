@@ -1,4 +1,4 @@
-#include <karman/perf/bench_command.hpp>
+#include "bench_command.hpp"
 
 #include <karman/core/backend_traits.hpp>
 #include <karman/lbm/variants.hpp>
@@ -11,7 +11,10 @@
 #include <memory>
 #include <string>
 
-namespace karman::perf {
+namespace karman::app {
+
+using namespace perf;
+
 namespace {
 
 /// What the command line sets besides BenchOptions.
@@ -145,4 +148,4 @@ void add_bench_command(CLI::App& app) {
   cmd->callback([state] { run(*state); });
 }
 
-}  // namespace karman::perf
+}  // namespace karman::app
