@@ -22,7 +22,7 @@ struct SlabData {
 
 /// Planes [begin, begin + planes) of `datasets` arrays holding test_value(dataset, step, global cell).
 inline SlabData make_slab(const Extents& extents, int datasets, int step, int begin, int planes) {
-  const index_t plane = io::plane_size(extents);
+  const index_t plane = extents.plane_size();
   SlabData data;
   data.arrays.resize(static_cast<std::size_t>(datasets));
   for (int k = 0; k < datasets; ++k) {
@@ -40,8 +40,8 @@ inline SlabData make_slab(const Extents& extents, int datasets, int step, int be
 inline std::vector<double> read_whole_box(const std::filesystem::path& directory, const std::vector<std::string>& files,
                                           const std::string& name, const Extents& extents) {
   std::vector<double> whole(static_cast<std::size_t>(extents.size()), std::numeric_limits<double>::quiet_NaN());
-  const int axis = io::slab_axis(extents);
-  const index_t plane = io::plane_size(extents);
+  const int axis = extents.slab_axis();
+  const index_t plane = extents.plane_size();
   for (const std::string& file : files) {
     const auto begin = read_attribute<int>(directory / file, "slab_begin", H5T_NATIVE_INT, 1);
     const auto planes = read_attribute<int>(directory / file, "slab_planes", H5T_NATIVE_INT, 1);

@@ -122,14 +122,14 @@ void FieldWriter::check_slab(int step, double time, const FieldSlab& slab) const
     throw Error(std::string(where_write) + ": " + std::to_string(slab.datasets.size()) + " arrays for " +
                 std::to_string(m_names.size()) + " dataset names; give one array per name, in the same order");
   }
-  const std::size_t values = static_cast<std::size_t>(slab.slab_planes) * plane_size(m_box.extents);
+  const std::size_t values = static_cast<std::size_t>(slab.slab_planes) * m_box.extents.plane_size();
   for (std::size_t i = 0; i < m_names.size(); ++i) {
     const HostArray& array = slab.datasets[i];
     if (array.data == nullptr || array.size != values) {
       throw Error(std::string(where_write) + ": dataset '" + m_names[i] + "' has " +
                   (array.data == nullptr ? std::string("no data") : std::to_string(array.size) + " values") +
                   "; a slab of " + std::to_string(slab.slab_planes) + " planes of " +
-                  std::to_string(plane_size(m_box.extents)) + " cells needs " + std::to_string(values));
+                  std::to_string(m_box.extents.plane_size()) + " cells needs " + std::to_string(values));
     }
   }
 }
@@ -187,7 +187,7 @@ void FieldWriter::check_free_space(int step, const FieldSlab& slab) const {
   const bool shared = m_mode == FileMode::single_file;
   if (shared && !m_writers.root()) return;
   const std::size_t planes = shared ? std::size_t(m_box.extents.extent(slab_axis())) : std::size_t(slab.slab_planes);
-  const double need = double(planes * plane_size(m_box.extents) * m_names.size() * sizeof(double)) + 65536.0;
+  const double need = double(planes * m_box.extents.plane_size() * m_names.size() * sizeof(double)) + 65536.0;
   struct statvfs fs {};
   if (::statvfs(m_directory.c_str(), &fs) != 0) return;  // the write itself will say what is wrong
   const double free_bytes = double(fs.f_bavail) * double(fs.f_frsize);

@@ -25,7 +25,7 @@ void write(const FieldFile& file, const io::BoxGeometry& box, const std::vector<
     const hid_t root = h5file.get();
     const long long step_value = step;
     const long long extents[3] = {box.extents.nx, box.extents.ny, box.extents.nz};
-    const int axis = io::slab_axis(box.extents);
+    const int axis = box.extents.slab_axis();
     write_attribute(root, "step", H5T_STD_I64LE, H5T_NATIVE_LLONG, &step_value, 1, where);
     write_attribute(root, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &time, 1, where);
     write_attribute(root, "origin", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, box.origin.data(), 3, where);

@@ -25,12 +25,4 @@ struct FieldSlab {
   std::vector<HostArray> datasets;  ///< one array per dataset name
 };
 
-/// The slab axis of a box: 2 (z) in 3D, 1 (y) in 2D, the slowest axis with more than one cell.
-inline int slab_axis(const Extents& extents) { return extents.dimension() == 3 ? 2 : 1; }
-
-/// Cells in one plane across the slab axis.
-inline index_t plane_size(const Extents& extents) {
-  return slab_axis(extents) == 2 ? index_t(extents.nx) * extents.ny : index_t(extents.nx);
-}
-
 }  // namespace karman::io

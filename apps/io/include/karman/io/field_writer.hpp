@@ -65,7 +65,7 @@ class FieldWriter {
   /// single_file or file_per_rank, as chosen at construction.
   FileMode file_mode() const { return m_mode; }
   /// The axis the slabs cut: 2 (z) in 3D, 1 (y) in 2D.
-  int slab_axis() const { return io::slab_axis(m_box.extents); }
+  int slab_axis() const { return m_box.extents.slab_axis(); }
   /// The HDF5 files of output step `step` across all ranks, relative to the directory.
   std::vector<std::string> file_names(int step) const;
   /// The XDMF file rank 0 keeps up to date.
