@@ -16,6 +16,7 @@
 
 #if KARMAN_ENABLE_MPI
 #include <karman/comm/comm_stats.hpp>
+#include <karman/comm/gpu_aware.hpp>
 #endif
 
 #include <KokkosBlas1_nrm2.hpp>
@@ -413,8 +414,8 @@ class CaseRun {
     setup.ranks = m_ranks.size();
     setup.overlap = m_options.overlap;
     setup.schedule = m_options.schedule == "fused" ? lbm::Schedule::fused : lbm::Schedule::split;
+    setup.communicator = m_ranks;
 #if KARMAN_ENABLE_MPI
-    setup.communicator = m_ranks.comm();
     setup.gpu_aware = comm::parse_gpu_aware_mode(m_options.mpi_gpu_aware);
     setup.pack_halos = m_options.halo_pack;
 #endif

@@ -47,7 +47,7 @@ ScalingRecord run_one(const lbm::Variant& variant, const BenchOptions& o, const 
   setup.ranks = all.size();
   setup.overlap = s.overlap;
   setup.pack_halos = s.halo_pack;
-  setup.communicator = all.comm();
+  setup.communicator = all;
   setup.gpu_aware = comm::parse_gpu_aware_mode(s.gpu_aware);
   // Bad sizes (too few planes for the ranks) fail on every rank together, with one message.
   auto solver = all.run([&] { return lbm::make_solver(setup); });

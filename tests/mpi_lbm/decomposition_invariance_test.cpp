@@ -45,10 +45,10 @@ FlowState rippled(int x, int y, int z) {
 /// collective call, so it costs the other ranks no cores.
 void expect_invariant(SolverSetup setup, int steps, const std::string& what, int rank, int ranks) {
   SolverSetup single = setup;
-  single.communicator = MPI_COMM_NULL;
+  single.communicator = comm::Ranks();
   setup.rank = rank;
   setup.ranks = ranks;
-  setup.communicator = MPI_COMM_WORLD;
+  setup.communicator = comm::Ranks(MPI_COMM_WORLD);
   const bool periodic_slab_axis = setup.periodic[setup.global.dimension() == 3 ? 2 : 1];
 
   auto decomposed = make_solver(setup);

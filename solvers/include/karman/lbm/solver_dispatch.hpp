@@ -30,11 +30,12 @@ SlabAndExchanger<FieldType> make_slab(const SolverSetup& setup) {
   const int slab_axis = setup.global.slab_axis();
 #if KARMAN_ENABLE_MPI
   if (setup.ranks > 1) {
-    if (setup.communicator == MPI_COMM_NULL) {
+    if (setup.communicator.size() == 1) {
       throw Error("karman: " + std::to_string(setup.ranks) + " ranks need a communicator");
     }
-    const comm::SlabDecomposition decomposition(
-        setup.global, setup.communicator, setup.periodic[slab_axis] ? comm::SlabEnds::periodic : comm::SlabEnds::wall);
+    const comm::SlabDecomposition decomposition(setup.global, setup.communicator.comm(),
+                                                setup.periodic[slab_axis] ? comm::SlabEnds::periodic
+                                                                          : comm::SlabEnds::wall);
     if (decomposition.rank() != setup.rank || decomposition.ranks() != setup.ranks) {
       throw Error("karman: the setup names rank " + std::to_string(setup.rank) + " of " +
                   std::to_string(setup.ranks) + ", its communicator rank " + std::to_string(decomposition.rank()) +

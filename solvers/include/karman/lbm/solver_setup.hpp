@@ -9,15 +9,17 @@
 #include <karman/lbm/curved_wall.hpp>
 #include <karman/lbm/update_schedule.hpp>
 
-#if KARMAN_ENABLE_MPI
-#include <karman/comm/gpu_aware.hpp>
-
-#include <mpi.h>
-#endif
+#include <karman/comm/ranks.hpp>
 
 #include <array>
 #include <functional>
 #include <string>
+
+namespace karman::comm {
+/// Whether device buffers go to MPI directly (karman/comm/gpu_aware.hpp, MPI builds); declared
+/// here so that a setup names it in every build. Value 0 is `automatic`.
+enum class GpuAwareMode : int;
+}  // namespace karman::comm
 
 namespace karman::lbm {
 
@@ -73,14 +75,13 @@ struct SolverSetup {
   bool overlap = true;                  ///< interior/shared split around the halo exchange
   Schedule schedule = Schedule::split;  ///< bulk/boundary kernels apart or one flagged kernel
   int schedule_tile = 0;  ///< voxels classified together (update_schedule.hpp); 0: default_schedule_tile()
-#if KARMAN_ENABLE_MPI
-  /// Ranks sharing the box; MPI_COMM_NULL for a single process without MPI halos.
-  MPI_Comm communicator = MPI_COMM_NULL;
-  /// Whether device buffers go to MPI directly (--mpi-gpu-aware auto|on|off).
-  comm::GpuAwareMode gpu_aware = comm::GpuAwareMode::automatic;
+  /// The ranks sharing the box (comm::Ranks of the run's communicator when ranks > 1); one
+  /// process by default, which needs no MPI halos.
+  comm::Ranks communicator;
+  /// Whether device buffers go to MPI directly (--mpi-gpu-aware auto|on|off); zero: automatic.
+  comm::GpuAwareMode gpu_aware{};
   /// Pack every halo transfer into one buffer per neighbour whatever the layout (--halo-pack).
   bool pack_halos = false;
-#endif
 };
 
 }  // namespace karman::lbm
