@@ -49,10 +49,11 @@ TYPED_TEST(LayoutTest, OffsetIsInjectiveIntoStorage) {
           }
         }
         EXPECT_EQ(*std::max_element(hits.begin(), hits.end()), 1) << TypeParam::name << ": two values share a slot";
-        // Only CSoA pads storage (to whole chunks); the others map onto [0, size) exactly.
+        // CSoA pads storage to whole chunks and SoA each component to its padded stride (fewer
+        // than 64 values each); AoS and Disaggregated map onto [0, size) exactly.
         const auto used = std::count(hits.begin(), hits.end(), 1);
         EXPECT_EQ(used, groups.total() * q_count);
-        EXPECT_LT(map.size() - used, index_t(q_count) * 32) << "padding larger than one chunk";
+        EXPECT_LT(map.size() - used, index_t(q_count) * 64) << "padding larger than a component's";
       }
     }
   }
@@ -116,6 +117,24 @@ TEST(Disaggregated, EveryGroupComponentRangeIsOneBlock) {
         }
       }
     }
+  }
+}
+
+// The component stride never lets the 2Q streams of an update share a 4 KiB offset: an odd
+// number of 32-value steps, at least the voxel count, less than 64 values of padding.
+TEST(SoA, PaddedStrideSpreadsComponentsOverCacheSets) {
+  for (index_t voxels : {index_t(1), index_t(15), index_t(16), index_t(32), index_t(1024), index_t(128 * 128 * 130),
+                         index_t(256) * 256 * 258, index_t(4096) * 4098}) {
+    const index_t stride = SoA::padded_stride(voxels);
+    EXPECT_GE(stride, voxels);
+    EXPECT_LT(stride - voxels, 64);
+    EXPECT_EQ(stride % 32, 0);
+    EXPECT_EQ(stride / 32 % 2, 1) << voxels;
+    // Float components: the start of component q, modulo 4 KiB, falls in a different 128-byte
+    // pair of cache lines for every q < 27.
+    std::set<index_t> sets;
+    for (int q = 0; q < 27; ++q) sets.insert(q * stride * index_t(sizeof(float)) % 4096 / 128);
+    EXPECT_EQ(sets.size(), 27u) << voxels;
   }
 }
 
