@@ -390,9 +390,10 @@ class CaseRun {
 
   /// The run's exit code: 0, or exit_diverged, exit_not_converged, or a stop signal's code.
   int run() {
-    prepare();
-    // SIGINT and SIGTERM are recorded, not fatal, from the first step to the end of the run.
+    // SIGINT and SIGTERM are recorded, not fatal, from here to the end of the run: one that
+    // arrives while the case is set up stops the run at its first step boundary.
     const StopSignals signals;
+    prepare();
     if (const int code = loop(); code != 0) return code;
     return finish();
   }

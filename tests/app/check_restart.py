@@ -133,7 +133,12 @@ with tempfile.TemporaryDirectory() as tmp:
     term = os.path.join(tmp, "term")
     long_run = ["cavity", "--n", "48", "--re", "400", "--pattern", "aa", "--output", term]
     proc = subprocess.Popen([KARMAN] + long_run + ["--steps", "10000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)
+    # The run records stop signals before it creates its output directory: once that exists, a
+    # SIGTERM is the run's to handle, however slowly the machine started the process.
+    deadline = time.time() + 120
+    while not os.path.isdir(term) and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.5)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     expect(proc.returncode == 143 and "--restart latest" in err, f"SIGTERM: exit {proc.returncode}, hint given")
@@ -149,7 +154,10 @@ with tempfile.TemporaryDirectory() as tmp:
         term3 = os.path.join(tmp, "term3")
         proc = subprocess.Popen(command(["cavity", "--n", "48", "--steps", "10000000", "--quiet", "--output", term3], 3),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(4.0)
+        deadline = time.time() + 120
+        while not os.path.isdir(term3) and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.02)
+        time.sleep(1.0)  # every rank past its own set-up
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=60)
         expect(proc.returncode != 0 and "stopped by SIGTERM" in err and len(manifests(term3)) == 1,
