@@ -315,7 +315,6 @@ class SolverCore : public FlowSolver {
   T m_force[3] = {0, 0, 0};
 
  private:
-
   /// `partition`, when it is a slab of the setup's box.
   static const SlabPartition& checked_partition(const SolverSetup& setup, const SlabPartition& partition) {
     if (!(partition.global() == setup.global)) {

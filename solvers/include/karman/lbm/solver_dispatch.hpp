@@ -33,18 +33,17 @@ SlabAndExchanger<FieldType> make_slab(const SolverSetup& setup) {
     if (setup.communicator.size() == 1) {
       throw Error("karman: " + std::to_string(setup.ranks) + " ranks need a communicator");
     }
-    const comm::SlabDecomposition decomposition(setup.global, setup.communicator.comm(),
-                                                setup.periodic[slab_axis] ? comm::SlabEnds::periodic
-                                                                          : comm::SlabEnds::wall);
+    const comm::SlabDecomposition decomposition(
+        setup.global, setup.communicator.comm(),
+        setup.periodic[slab_axis] ? comm::SlabEnds::periodic : comm::SlabEnds::wall);
     if (decomposition.rank() != setup.rank || decomposition.ranks() != setup.ranks) {
-      throw Error("karman: the setup names rank " + std::to_string(setup.rank) + " of " +
-                  std::to_string(setup.ranks) + ", its communicator rank " + std::to_string(decomposition.rank()) +
-                  " of " + std::to_string(decomposition.ranks()));
+      throw Error("karman: the setup names rank " + std::to_string(setup.rank) + " of " + std::to_string(setup.ranks) +
+                  ", its communicator rank " + std::to_string(decomposition.rank()) + " of " +
+                  std::to_string(decomposition.ranks()));
     }
     return {decomposition.partition(),
-            std::make_unique<comm::MpiHaloExchanger<FieldType>>(decomposition, setup.gpu_aware,
-                                                                typename FieldType::execution_space(),
-                                                                setup.pack_halos)};
+            std::make_unique<comm::MpiHaloExchanger<FieldType>>(
+                decomposition, setup.gpu_aware, typename FieldType::execution_space(), setup.pack_halos)};
   }
 #else
   if (setup.ranks > 1) {
