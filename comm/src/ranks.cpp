@@ -1,5 +1,9 @@
 #include <karman/comm/ranks.hpp>
 
+#if KARMAN_ENABLE_MPI
+#include <karman/comm/mpi_datatype.hpp>
+#endif
+
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -20,6 +24,16 @@ void print_error(const std::string& message, bool name_rank, int rank, int size)
   std::fflush(stderr);
 }
 
+#if KARMAN_ENABLE_MPI
+/// `local` combined over the ranks of `comm` by `op`, on every rank.
+template <class T>
+T all_reduce(T local, MPI_Op op, MPI_Comm comm) {
+  T global{};
+  MPI_Allreduce(&local, &global, 1, mpi_datatype<T>(), op, comm);
+  return global;
+}
+#endif
+
 }  // namespace
 
 #if KARMAN_ENABLE_MPI
@@ -37,33 +51,21 @@ Ranks::Ranks(MPI_Comm comm) : m_comm(comm) {
 
 double Ranks::sum(double local) const {
 #if KARMAN_ENABLE_MPI
-  if (m_size > 1) {
-    double global = 0;
-    MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, m_comm);
-    return global;
-  }
+  if (m_size > 1) return all_reduce(local, MPI_SUM, m_comm);
 #endif
   return local;
 }
 
 double Ranks::max(double local) const {
 #if KARMAN_ENABLE_MPI
-  if (m_size > 1) {
-    double global = 0;
-    MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, m_comm);
-    return global;
-  }
+  if (m_size > 1) return all_reduce(local, MPI_MAX, m_comm);
 #endif
   return local;
 }
 
 unsigned Ranks::bitwise_or(unsigned local) const {
 #if KARMAN_ENABLE_MPI
-  if (m_size > 1) {
-    unsigned global = 0;
-    MPI_Allreduce(&local, &global, 1, MPI_UNSIGNED, MPI_BOR, m_comm);
-    return global;
-  }
+  if (m_size > 1) return all_reduce(local, MPI_BOR, m_comm);
 #endif
   return local;
 }
@@ -111,9 +113,7 @@ void Ranks::agree(bool failed, const std::string& message) const {
 #if KARMAN_ENABLE_MPI
   if (m_size > 1) {
     // The lowest failing rank speaks for all: one message, the same on every rank.
-    const int mine = failed ? m_rank : m_size;
-    int first = m_size;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, m_comm);
+    const int first = all_reduce(failed ? m_rank : m_size, MPI_MIN, m_comm);
     if (first == m_size) return;
     std::string text = m_rank == first ? message : std::string();
     int length = static_cast<int>(text.size());
