@@ -2,9 +2,11 @@
 // FP16C has 4 exponent and 11 mantissa bits, bias 15, no infinity or NaN): every 16-bit word
 // decodes to the value its fields define, computed here independently with ldexp; encoding is
 // round to nearest, ties to even, checked against a nearest-value search over all 65536 words;
-// range, subnormals, overflow and NaN behave as the header documents.
+// range, subnormals, overflow and NaN behave as the header documents. On a GPU build the
+// kernels' conversions (hardware instructions for binary16) give the host's bits.
 #include <karman/core/float16.hpp>
 
+#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -86,10 +88,19 @@ std::uint16_t reference_encode(float x, const std::vector<std::uint16_t>& positi
   return sign | ((lo & 1) ? hi : lo);
 }
 
+/// The positive finite words of format F in value order.
 template <Float16Format F>
-void expect_rounding_to_nearest_even() {
+std::vector<std::uint16_t> positive_words() {
   std::vector<std::uint16_t> positive;
   for (std::uint16_t h = 0; h < 0x7C00 || (F == Float16Format::custom && h <= 0x7FFF); ++h) positive.push_back(h);
+  return positive;
+}
+
+/// Floats that probe an encoder of format F: every word's value, the midpoint to the next word
+/// (a tie) and a float either side of it, both signs; floats over the whole range; infinity,
+/// the smallest float subnormal and the edges of the range.
+template <Float16Format F>
+std::vector<float> encoder_probes(const std::vector<std::uint16_t>& positive) {
   std::vector<float> probes;
   // Every word's value, the midpoint to the next word (a tie) and a float either side of it.
   for (std::size_t k = 0; k + 1 < positive.size(); ++k) {
@@ -105,7 +116,13 @@ void expect_rounding_to_nearest_even() {
   for (float p : {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min(), 65520.0f, 2.0f,
                   1.999755859375f})
     probes.push_back(p);
-  for (float p : probes)
+  return probes;
+}
+
+template <Float16Format F>
+void expect_rounding_to_nearest_even() {
+  const std::vector<std::uint16_t> positive = positive_words<F>();
+  for (float p : encoder_probes<F>(positive))
     ASSERT_EQ(float16_encode<F>(p), reference_encode<F>(p, positive))
         << p << " (float bits " << std::hex << bits(p) << ")";
 }
@@ -123,6 +140,36 @@ TEST(Float16, EveryWordRoundTripsBitwise) {
 TEST(Float16, EncodeRoundsToNearestEven) {
   expect_rounding_to_nearest_even<Float16Format::ieee>();
   expect_rounding_to_nearest_even<Float16Format::custom>();
+}
+
+/// Encodes the probes and decodes every word in a kernel of the default execution space and
+/// expects the host's words and float bits (NaN words and NaN floats with payloads included).
+template <Float16Format F>
+void expect_device_matches_host() {
+  std::vector<float> probes = encoder_probes<F>(positive_words<F>());
+  for (std::uint32_t nan : {0x7FC00000u, 0x7F800001u, 0xFFC01234u, 0x7FBFFFFFu}) probes.push_back(from_bits(nan));
+  const int n = int(probes.size());
+  Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host_probes(probes.data(), n);
+  Kokkos::View<float*> x("probes", n);
+  Kokkos::deep_copy(x, host_probes);
+  Kokkos::View<std::uint16_t*> encoded("encoded", n);
+  Kokkos::View<float*> decoded("decoded", 0x10000);
+  Kokkos::parallel_for(
+      "karman::test::float16_device", Kokkos::RangePolicy<>(0, n > 0x10000 ? n : 0x10000), KOKKOS_LAMBDA(int i) {
+        if (i < n) encoded(i) = float16_encode<F>(x(i));
+        if (i < 0x10000) decoded(i) = float16_decode<F>(std::uint16_t(i));
+      });
+  const auto encoded_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), encoded);
+  const auto decoded_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), decoded);
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(encoded_host(i), float16_encode<F>(probes[i])) << "float bits " << std::hex << bits(probes[i]);
+  for (std::uint32_t h = 0; h <= 0xFFFF; ++h)
+    ASSERT_EQ(bits(decoded_host(h)), bits(float16_decode<F>(std::uint16_t(h)))) << "word " << std::hex << h;
+}
+
+TEST(Float16, KernelConversionsGiveTheHostBits) {
+  expect_device_matches_host<Float16Format::ieee>();
+  expect_device_matches_host<Float16Format::custom>();
 }
 
 // Hand-picked values, worked out from the bit layouts by hand.

@@ -14,8 +14,21 @@
 /// ±infinity and the custom format saturates to ±1.99951171875 (it has no infinity). NaN stays a NaN of the same
 /// payload in binary16 (a payload lost to the shorter mantissa becomes the quiet bit); the custom format has none and
 /// stores +1.99951171875, so a diverging run shows as a density far out of range rather than as a NaN.
+/// On CUDA and HIP devices binary16 uses the hardware conversion instructions (one each way
+/// instead of about ten integer operations, which made the FP16S kernels instruction-bound);
+/// they round the same way, and NaN words, where hardware may drop the payload, still take the
+/// integer path, so device and host give the same bits for every input.
 
 #include <Kokkos_Core.hpp>
+
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>
+#elif defined(__HIPCC__)
+#include <hip/hip_fp16.h>
+#endif
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define KARMAN_DEVICE_HALF_CONVERSIONS
+#endif
 
 #include <cstdint>
 #include <cstring>
@@ -63,8 +76,10 @@ struct Float16Traits {
 /// 2^(e - 127) (1 + m / 2^M) (or, for e = 0, as the float subnormal m 2^(-126 - M)); one
 /// multiplication by 2^(127 - bias) then rebiases both cases exactly (a power of two times a
 /// float whose result stays normal is exact; input subnormals are honoured without fast-math).
+namespace detail {
+
 template <Float16Format F>
-KOKKOS_INLINE_FUNCTION float float16_decode(std::uint16_t h) {
+KOKKOS_INLINE_FUNCTION float float16_decode_bits(std::uint16_t h) {
   using Tr = Float16Traits<F>;
   constexpr int m_bits = Tr::mantissa_bits;
   static_assert(Tr::bias == 15, "the rebiasing factor below is 2^(127 - 15)");
@@ -77,6 +92,8 @@ KOKKOS_INLINE_FUNCTION float float16_decode(std::uint16_t h) {
   return detail::bits_float(detail::float_bits(magnitude) | sign);
 }
 
+}  // namespace detail
+
 /// The 16-bit word of format F nearest to `x` (ties to even); see the file comment for range
 /// and NaN. Both roundings are computed and one is selected, so a warp does not diverge
 /// between normal and subnormal results (F. Giesen's "float_to_half_fast3_rtne" scheme):
@@ -87,8 +104,10 @@ KOKKOS_INLINE_FUNCTION float float16_decode(std::uint16_t h) {
 ///  - subnormal result (|x| below 2^(1 - bias)): adding a float of exponent chosen so that
 ///    its last mantissa bit weighs one 16-bit subnormal step lets the FPU's own round to
 ///    nearest even do the shift; the sum's low bits are the word.
+namespace detail {
+
 template <Float16Format F>
-KOKKOS_INLINE_FUNCTION std::uint16_t float16_encode(float x) {
+KOKKOS_INLINE_FUNCTION std::uint16_t float16_encode_bits(float x) {
   using Tr = Float16Traits<F>;
   constexpr int m_bits = Tr::mantissa_bits;
   constexpr int drop = 23 - m_bits;  // float mantissa bits that do not fit
@@ -112,6 +131,36 @@ KOKKOS_INLINE_FUNCTION std::uint16_t float16_encode(float x) {
   // Smallest normal magnitude of the 16-bit format, 2^(1 - bias), as float bits.
   constexpr std::uint32_t min_normal = std::uint32_t(127 + 1 - Tr::bias) << 23;
   return std::uint16_t(sign | (a < min_normal ? subnormal : normal));
+}
+
+}  // namespace detail
+
+/// The FP32 value of 16-bit word `h` of format F (see float16_decode_bits).
+template <Float16Format F>
+KOKKOS_INLINE_FUNCTION float float16_decode(std::uint16_t h) {
+#if defined(KARMAN_DEVICE_HALF_CONVERSIONS)
+  if constexpr (F == Float16Format::ieee) {
+    if ((h & 0x7FFFu) > 0x7C00u) return detail::float16_decode_bits<F>(h);  // NaN: keep the payload
+    return __half2float(__ushort_as_half(h));
+  } else
+#endif
+  {
+    return detail::float16_decode_bits<F>(h);
+  }
+}
+
+/// The 16-bit word of format F nearest to `x`, ties to even (see float16_encode_bits).
+template <Float16Format F>
+KOKKOS_INLINE_FUNCTION std::uint16_t float16_encode(float x) {
+#if defined(KARMAN_DEVICE_HALF_CONVERSIONS)
+  if constexpr (F == Float16Format::ieee) {
+    if ((detail::float_bits(x) & 0x7FFFFFFFu) > 0x7F800000u) return detail::float16_encode_bits<F>(x);  // NaN
+    return __half_as_ushort(__float2half_rn(x));
+  } else
+#endif
+  {
+    return detail::float16_encode_bits<F>(x);
+  }
 }
 
 }  // namespace karman
