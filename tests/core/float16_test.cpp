@@ -6,8 +6,8 @@
 // kernels' conversions (hardware instructions for binary16) give the host's bits.
 #include <karman/core/float16.hpp>
 
-#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <cmath>
