@@ -160,7 +160,7 @@ void check_memory(const lbm::SolverSetup& setup, int ranks) {
   if (have > 0 && need > have) {
     char detail[256];
     std::snprintf(detail, sizeof detail, "%.3g voxels per rank x %.0f bytes (%s, %s, %s)", voxels_per_rank,
-                  bytes_per_voxel, v.lattice.c_str(), v.precision.c_str(), v.pattern.c_str());
+                  bytes_per_voxel, v.lattice.name().c_str(), v.precision.name().c_str(), v.pattern.name().c_str());
     throw Error("the box " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz) +
                 " needs about " + readable_bytes(need) + " of " + (device ? "device" : "host") + " memory per rank (" +
                 detail + "), but " + readable_bytes(have) +
@@ -406,8 +406,7 @@ class CaseRun {
     setup.relaxation.omega_bulk = m_options.bulk_rate;
     setup.relaxation.omega_high = m_options.high_order_rate;
     // The moment rates are physics: a restart compares them, summary.json records them.
-    if (lbm::Collisions::index_of(m_options.variant.collision) >= 0 &&
-        lbm::collision_has_moment_rates(m_options.variant.collision)) {
+    if (lbm::collision_has_moment_rates(m_options.variant.collision.name())) {
       m_def.parameters["bulk_rate"] = m_options.bulk_rate;
       m_def.parameters["high_order_rate"] = m_options.high_order_rate;
     }
@@ -429,11 +428,11 @@ class CaseRun {
 
     m_configuration["case"] = m_def.name;
     m_configuration["parameters"] = m_def.parameters;
-    m_configuration["variant"] = {{"lattice", m_options.variant.lattice},
-                                  {"precision", m_options.variant.precision},
-                                  {"layout", m_options.variant.layout},
-                                  {"pattern", m_options.variant.pattern},
-                                  {"collision", m_options.variant.collision}};
+    m_configuration["variant"] = {{"lattice", m_options.variant.lattice.name()},
+                                  {"precision", m_options.variant.precision.name()},
+                                  {"layout", m_options.variant.layout.name()},
+                                  {"pattern", m_options.variant.pattern.name()},
+                                  {"collision", m_options.variant.collision.name()}};
     m_configuration["extents"] = {setup.global.nx, setup.global.ny, setup.global.nz};
     m_configuration["run"] = {{"steps", m_options.steps},
                               {"until_steady", m_options.until_steady},

@@ -281,10 +281,10 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
   summary["case"] = "porous";
   summary["sample"] = sample.description;
   summary["sample"]["kind"] = sample.kind;
-  summary["variant"] = {
-      {"lattice", o.variant.lattice},           {"precision", o.variant.precision}, {"layout", o.variant.layout},
-      {"pattern", o.variant.pattern},           {"collision", o.variant.collision}, {"grouping", o.grouping},
-      {"trt_magic", setup.relaxation.trt_magic}};
+  summary["variant"] = {{"lattice", o.variant.lattice.name()},     {"precision", o.variant.precision.name()},
+                        {"layout", o.variant.layout.name()},       {"pattern", o.variant.pattern.name()},
+                        {"collision", o.variant.collision.name()}, {"grouping", o.grouping},
+                        {"trt_magic", setup.relaxation.trt_magic}};
   summary["extents"] = {e.nx, e.ny, e.nz};
   summary["sides"] = o.sides;
   summary["tau"] = flow.tau;

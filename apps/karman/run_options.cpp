@@ -158,9 +158,9 @@ void validate_run_options(const RunOptions& o) {
   if (o.variant.pattern == "aa" && o.inject_nan > 0 && o.inject_nan % 2 != 0) {
     throw Error("--inject-nan " + std::to_string(o.inject_nan) + " with --pattern aa: give an even step");
   }
-  if (lbm::Collisions::index_of(o.variant.collision) >= 0 && !lbm::collision_has_moment_rates(o.variant.collision) &&
+  if (!lbm::collision_has_moment_rates(o.variant.collision.name()) &&
       (o.bulk_rate != 1.0 || o.high_order_rate != 1.0)) {
-    throw Error("--bulk-rate and --high-order-rate apply to --collision mrt or cm, not " + o.variant.collision);
+    throw Error("--bulk-rate and --high-order-rate apply to --collision mrt or cm, not " + o.variant.collision.name());
   }
   if (o.force && o.restart.empty()) throw Error("--force only applies with --restart");
   if (o.overwrite && !o.restart.empty()) {

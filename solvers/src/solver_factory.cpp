@@ -28,19 +28,15 @@ std::string compiled_sparse_list() {
   return list.empty() ? "none" : list;
 }
 
-/// Names, box and relaxation checks shared by the dense and the block-sparse factory.
+/// Variant, box and relaxation checks shared by the dense and the block-sparse factory (each
+/// name was checked when it was set: Choice).
 void check_setup(const SolverSetup& setup, const char* where) {
   const Variant& v = setup.variant;
-  require_known<Lattices>(v.lattice);
-  require_known<Precisions>(v.precision);
-  require_known<Layouts>(v.layout);
-  require_known<Collisions>(v.collision);
-  require_known<Patterns>(v.pattern);
-  require_collision_for(v.collision, v.lattice);
+  require_collision_for(v.collision.name(), v.lattice.name());
   validate(setup.global, where);
   const int dim = setup.global.dimension();
-  if (lattice_dimension(v.lattice) != dim) {
-    throw Error("lattice '" + v.lattice + "' does not match a " + std::to_string(dim) + "D box (" +
+  if (lattice_dimension(v.lattice.name()) != dim) {
+    throw Error("lattice '" + v.lattice.name() + "' does not match a " + std::to_string(dim) + "D box (" +
                 std::to_string(setup.global.nx) + "x" + std::to_string(setup.global.ny) + "x" +
                 std::to_string(setup.global.nz) + "); use " + (dim == 2 ? "d2q9" : "d3q19 or d3q27"));
   }
@@ -65,7 +61,7 @@ std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
         if constexpr (is_compiled(L::name, VariantName<T>::value, Layout::name)) {
           return detail::make_solver_variant<L, T, Layout>(setup);
         } else {
-          throw Error("solver " + v.lattice + "/" + v.precision + "/" + v.layout +
+          throw Error("solver " + v.lattice.name() + "/" + v.precision.name() + "/" + v.layout.name() +
                       " is not compiled into this build of Karman::lbm (it holds " + compiled_list() +
                       "); reconfigure with -DKARMAN_VARIANTS (lattice/precision/layout triples), or -DKARMAN_LATTICES, "
                       "-DKARMAN_PRECISIONS and -DKARMAN_LAYOUTS, naming it");
@@ -89,7 +85,7 @@ std::unique_ptr<SparseFlowSolver> make_sparse_solver(const SolverSetup& setup, B
         if constexpr (is_sparse_compiled(L::name, VariantName<T>::value, Layout::name)) {
           return detail::make_sparse_solver_variant<L, T, Layout>(setup, grouping);
         } else {
-          throw Error("block-sparse solver " + v.lattice + "/" + v.precision + "/" + v.layout +
+          throw Error("block-sparse solver " + v.lattice.name() + "/" + v.precision.name() + "/" + v.layout.name() +
                       " is not compiled into this build of Karman::lbm (it holds " + compiled_sparse_list() +
                       "; precisions float and double, layouts soa and csoa, of the dense variants compiled)");
         }

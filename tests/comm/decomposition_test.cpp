@@ -34,18 +34,22 @@ TEST_F(DecompositionTest, SlabIsThePartitionOfThisRank) {
 
 TEST_F(DecompositionTest, WallEndsHaveNoNeighbourBeyondThem) {
   const SlabDecomposition dec({3, 2, 11}, MPI_COMM_WORLD, SlabEnds::wall);
-  EXPECT_EQ(dec.neighbour(Side::lower), rank == 0 ? MPI_PROC_NULL : rank - 1);
-  EXPECT_EQ(dec.neighbour(Side::upper), rank == ranks - 1 ? MPI_PROC_NULL : rank + 1);
+  const NeighbourStep lower = dec.partition().lower(), upper = dec.partition().upper();
+  EXPECT_EQ(dec.neighbour(lower), rank == 0 ? MPI_PROC_NULL : rank - 1);
+  EXPECT_EQ(dec.neighbour(upper), rank == ranks - 1 ? MPI_PROC_NULL : rank + 1);
+  // A slab has no neighbour across its other faces, edges or corners.
+  EXPECT_EQ(dec.neighbour(NeighbourStep::along(0, 1)), MPI_PROC_NULL);
+  EXPECT_EQ(dec.neighbour(NeighbourStep{{0, 1, 1}}), MPI_PROC_NULL);
   EXPECT_EQ(dec.neighbours(), ranks == 1 ? 0 : (rank == 0 || rank == ranks - 1 ? 1 : 2));
   EXPECT_EQ(dec.ends(), SlabEnds::wall);
 }
 
 TEST_F(DecompositionTest, PeriodicEndsWrapAroundAndOneRankIsItsOwnNeighbour) {
   const SlabDecomposition dec({3, 2, 11}, MPI_COMM_WORLD, SlabEnds::periodic);
-  EXPECT_EQ(dec.neighbour(Side::lower), (rank - 1 + ranks) % ranks);
-  EXPECT_EQ(dec.neighbour(Side::upper), (rank + 1) % ranks);
+  EXPECT_EQ(dec.neighbour(NeighbourStep::along(2, -1)), (rank - 1 + ranks) % ranks);
+  EXPECT_EQ(dec.neighbour(NeighbourStep::along(2, +1)), (rank + 1) % ranks);
   EXPECT_EQ(dec.neighbours(), 2);
-  EXPECT_TRUE(dec.has_neighbour(Side::lower));
+  EXPECT_TRUE(dec.has_neighbour(NeighbourStep::along(2, -1)));
 }
 
 TEST_F(DecompositionTest, BoxTooThinIsACollectiveErrorOnEveryRank) {

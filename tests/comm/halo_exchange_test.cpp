@@ -23,11 +23,12 @@ template <class Layout>
 class HaloExchangeTest : public test::MpiTest {};
 TYPED_TEST_SUITE(HaloExchangeTest, test::HaloLayouts);
 
-/// One exchange of `plan` on a fresh encoded field; empty when every value is as expected.
+/// One exchange of a plan of `make_plan` on a fresh encoded field; empty when every value is as expected.
 template <class Layout, class Lattice>
-std::string exchange_once(SlabEnds ends, const HaloPlan& plan, bool pack_always = false) {
+std::string exchange_once(SlabEnds ends, test::PlanMaker make_plan, bool pack_always = false) {
   using FieldType = test::TestField<Layout>;
   const SlabDecomposition dec(test::test_box<Lattice>(), MPI_COMM_WORLD, ends);
+  const HaloPlan plan = make_plan(dec.partition());
   FieldType field = test::make_encoded_field<FieldType>(dec, Lattice::Q, "f");
   MpiHaloExchanger<FieldType> exchanger(dec, comm::GpuAwareMode::automatic, typename FieldType::execution_space(),
                                         pack_always);
@@ -42,9 +43,9 @@ template <class Layout, class Lattice>
 void check_lattice() {
   for (SlabEnds ends : {SlabEnds::wall, SlabEnds::periodic}) {
     const std::string where = std::string(Lattice::name) + ", " + std::string(comm::name(ends)) + " ends: ";
-    EXPECT_EQ((exchange_once<Layout, Lattice>(ends, test::ab_plan<Lattice>())), "") << where << "AB";
-    EXPECT_EQ((exchange_once<Layout, Lattice>(ends, test::aa_odd_plan<Lattice>())), "") << where << "AA odd";
-    EXPECT_EQ((exchange_once<Layout, Lattice>(ends, test::aa_even_plan<Lattice>())), "") << where << "AA even";
+    EXPECT_EQ((exchange_once<Layout, Lattice>(ends, test::ab_plan<Lattice>)), "") << where << "AB";
+    EXPECT_EQ((exchange_once<Layout, Lattice>(ends, test::aa_odd_plan<Lattice>)), "") << where << "AA odd";
+    EXPECT_EQ((exchange_once<Layout, Lattice>(ends, test::aa_even_plan<Lattice>)), "") << where << "AA even";
   }
 }
 
@@ -56,9 +57,9 @@ template <class Layout>
 void check_pack_always() {
   using L = test::D3Q19;
   for (SlabEnds ends : {SlabEnds::wall, SlabEnds::periodic}) {
-    EXPECT_EQ((exchange_once<Layout, L>(ends, test::ab_plan<L>(), true)), "") << "AB";
-    EXPECT_EQ((exchange_once<Layout, L>(ends, test::aa_odd_plan<L>(), true)), "") << "AA odd";
-    EXPECT_EQ((exchange_once<Layout, L>(ends, test::aa_even_plan<L>(), true)), "") << "AA even";
+    EXPECT_EQ((exchange_once<Layout, L>(ends, test::ab_plan<L>, true)), "") << "AB";
+    EXPECT_EQ((exchange_once<Layout, L>(ends, test::aa_odd_plan<L>, true)), "") << "AA odd";
+    EXPECT_EQ((exchange_once<Layout, L>(ends, test::aa_even_plan<L>, true)), "") << "AA even";
   }
   using FieldType = test::TestField<Layout>;
   const SlabDecomposition dec(test::test_box<L>(), MPI_COMM_WORLD, SlabEnds::wall);
@@ -66,7 +67,7 @@ void check_pack_always() {
   MpiHaloExchanger<FieldType> exchanger(dec, comm::GpuAwareMode::automatic, typename FieldType::execution_space(),
                                         true);
   EXPECT_EQ(exchanger.effective_method(), comm::ExchangeMethod::packed);
-  exchanger.start(field, test::ab_plan<L>());
+  exchanger.start(field, test::ab_plan<L>(dec.partition()));
   exchanger.finish();
   EXPECT_EQ(exchanger.counters().messages_sent, index_t(dec.neighbours()));
   EXPECT_EQ(exchanger.counters().values_sent, index_t(dec.neighbours()) * L::crossing * dec.partition().plane_size());
@@ -85,8 +86,8 @@ void check_alternation() {
   const bool widened = comm::exchange_method_v<Layout> == comm::ExchangeMethod::whole_voxels;
   MpiHaloExchanger<FieldType> exchanger(dec);
   for (int round = 0; round < 2; ++round) {
-    for (const HaloPlan& plan :
-         {test::ab_plan<Lattice>(), test::aa_odd_plan<Lattice>(), test::aa_even_plan<Lattice>()}) {
+    for (const HaloPlan& plan : {test::ab_plan<Lattice>(dec.partition()), test::aa_odd_plan<Lattice>(dec.partition()),
+                                 test::aa_even_plan<Lattice>(dec.partition())}) {
       for (const char* label : {"f_a", "f_b"}) {
         FieldType field = test::make_encoded_field<FieldType>(dec, Lattice::Q, label);
         exchanger.start(field, plan);
@@ -112,9 +113,11 @@ TYPED_TEST(HaloExchangeTest, SameComponentsBothWaysPairByDirection) {
   for (SlabEnds ends : {SlabEnds::wall, SlabEnds::periodic}) {
     for (int q_count : {1, 3}) {
       const ComponentRange all{0, q_count};
-      const HaloPlan plan{{{Group::shared_hi, all, Side::upper}, {Group::shared_lo, all, Side::lower}},
-                          {{Group::halo_hi, all, Side::upper}, {Group::halo_lo, all, Side::lower}}};
       const SlabDecomposition dec(test::test_box<test::D3Q19>(), MPI_COMM_WORLD, ends);
+      const SlabPartition& p = dec.partition();
+      const NeighbourStep lo = p.lower(), hi = p.upper();
+      const HaloPlan plan{{{p.shared_group(hi), all, hi}, {p.shared_group(lo), all, lo}},
+                          {{p.halo_group(hi), all, hi}, {p.halo_group(lo), all, lo}}};
       FieldType field = test::make_encoded_field<FieldType>(dec, q_count, "scalar");
       MpiHaloExchanger<FieldType> exchanger(dec);
       exchanger.start(field, plan);
@@ -132,12 +135,12 @@ TYPED_TEST(HaloExchangeTest, StartTwiceWithoutFinishIsRefused) {
   const SlabDecomposition dec(test::test_box<test::D3Q19>(), MPI_COMM_WORLD, SlabEnds::periodic);
   FieldType field = test::make_encoded_field<FieldType>(dec, test::D3Q19::Q, "f");
   MpiHaloExchanger<FieldType> exchanger(dec);
-  exchanger.start(field, test::ab_plan<test::D3Q19>());
-  EXPECT_THROW(exchanger.start(field, test::ab_plan<test::D3Q19>()), std::logic_error);
+  exchanger.start(field, test::ab_plan<test::D3Q19>(dec.partition()));
+  EXPECT_THROW(exchanger.start(field, test::ab_plan<test::D3Q19>(dec.partition())), std::logic_error);
   exchanger.finish();
   EXPECT_THROW(exchanger.finish(), std::logic_error);
   EXPECT_EQ(test::compare(
-                field, test::expected_after(dec, test::D3Q19::Q, test::ab_plan<test::D3Q19>(),
+                field, test::expected_after(dec, test::D3Q19::Q, test::ab_plan<test::D3Q19>(dec.partition()),
                                             comm::exchange_method_v<TypeParam> == comm::ExchangeMethod::whole_voxels)),
             "");
 }

@@ -55,30 +55,30 @@ using TestField = Field<double, Layout>;
 /// AB (pull, two lattices), on the source lattice before each step: what leaves a slab is
 /// pulled into the neighbour's halo.
 template <class Lattice>
-HaloPlan ab_plan() {
-  return {{{Group::shared_hi, Lattice::towards_upper(), Side::upper},
-           {Group::shared_lo, Lattice::towards_lower(), Side::lower}},
-          {{Group::halo_lo, Lattice::towards_upper(), Side::lower},
-           {Group::halo_hi, Lattice::towards_lower(), Side::upper}}};
+HaloPlan ab_plan(const SlabPartition& p) {
+  const NeighbourStep lo = p.lower(), hi = p.upper();
+  return {{{p.shared_group(hi), Lattice::towards_upper(), hi}, {p.shared_group(lo), Lattice::towards_lower(), lo}},
+          {{p.halo_group(lo), Lattice::towards_upper(), lo}, {p.halo_group(hi), Lattice::towards_lower(), hi}}};
 }
 
 /// AA (one lattice) before an odd step: populations stored swapped, so the crossing ranges flip.
 template <class Lattice>
-HaloPlan aa_odd_plan() {
-  return {{{Group::shared_hi, Lattice::towards_lower(), Side::upper},
-           {Group::shared_lo, Lattice::towards_upper(), Side::lower}},
-          {{Group::halo_lo, Lattice::towards_lower(), Side::lower},
-           {Group::halo_hi, Lattice::towards_upper(), Side::upper}}};
+HaloPlan aa_odd_plan(const SlabPartition& p) {
+  const NeighbourStep lo = p.lower(), hi = p.upper();
+  return {{{p.shared_group(hi), Lattice::towards_lower(), hi}, {p.shared_group(lo), Lattice::towards_upper(), lo}},
+          {{p.halo_group(lo), Lattice::towards_lower(), lo}, {p.halo_group(hi), Lattice::towards_upper(), hi}}};
 }
 
 /// AA before an even step: what the odd step wrote into the halo goes back to its owner.
 template <class Lattice>
-HaloPlan aa_even_plan() {
-  return {{{Group::halo_lo, Lattice::towards_lower(), Side::lower},
-           {Group::halo_hi, Lattice::towards_upper(), Side::upper}},
-          {{Group::shared_hi, Lattice::towards_lower(), Side::upper},
-           {Group::shared_lo, Lattice::towards_upper(), Side::lower}}};
+HaloPlan aa_even_plan(const SlabPartition& p) {
+  const NeighbourStep lo = p.lower(), hi = p.upper();
+  return {{{p.halo_group(lo), Lattice::towards_lower(), lo}, {p.halo_group(hi), Lattice::towards_upper(), hi}},
+          {{p.shared_group(hi), Lattice::towards_lower(), hi}, {p.shared_group(lo), Lattice::towards_upper(), lo}}};
 }
+
+/// A plan of a slab partition (one of the three above), for helpers that build the partition.
+using PlanMaker = HaloPlan (*)(const SlabPartition&);
 
 /// A box for `Lattice` whose plane count divides by none of 2, 3, 4 (uneven slabs).
 template <class Lattice>
@@ -148,12 +148,12 @@ inline std::vector<double> expected_after(const comm::SlabDecomposition& dec, in
     for (int q = 0; q < q_count; ++q) expected[std::size_t(v) * q_count + q] = sign * encoded(global(v), q);
   }
   for (const HaloTransfer& r : plan.receives) {
-    if (!dec.has_neighbour(r.side)) continue;
-    Group from = r.group;
+    if (!dec.has_neighbour(r.neighbour)) continue;
+    int from = r.group;
     for (const HaloTransfer& s : plan.sends)
-      if (s.side == opposite(r.side) && s.components.begin == r.components.begin) from = s.group;
-    const bool from_halo = from == Group::halo_lo || from == Group::halo_hi;
-    const bool into_halo = r.group == Group::halo_lo || r.group == Group::halo_hi;
+      if (s.neighbour == r.neighbour.opposite() && s.components.begin == r.components.begin) from = s.group;
+    const bool from_halo = part.groups()[from].role == GroupRole::halo;
+    const bool into_halo = part.groups()[r.group].role == GroupRole::halo;
     const ComponentRange comps = widened_into_halo && into_halo ? ComponentRange{0, q_count} : r.components;
     const VoxelRange voxels = part.group(r.group);
     for (index_t v = voxels.begin; v < voxels.end; ++v)

@@ -1,9 +1,9 @@
 // Explicit heat diffusion on a Disaggregated field through the installed Karman::core, as a
 // downstream Kokkos code writes it: neighbours through karman::Neighbours, the slab axis made
-// periodic by the core's halo exchange. A mode sin(2 pi (kx x / nx + kz z / nz)) decays by
-// exactly g = 1 - 4 r (sin^2(pi kx / nx) + sin^2(pi kz / nz)) per step, so the result is
-// checked against the discrete solution, not against itself; the halo planes are checked to
-// be exact copies of the opposite owned planes.
+// periodic by the core's halo exchange, its plan keyed by the partition's neighbours. A mode sin(2 pi (kx x / nx + kz z
+// / nz)) decays by exactly g = 1 - 4 r (sin^2(pi kx / nx) + sin^2(pi kz / nz)) per step, so the result is checked
+// against the discrete solution, not against itself; the halo planes are checked to be exact copies of the opposite
+// owned planes.
 #include <karman/core/field.hpp>
 #include <karman/core/for_each.hpp>
 #include <karman/core/halo_plan.hpp>
@@ -40,10 +40,10 @@ int halo_mismatches(const SlabPartition& part, const HeatField& field) {
   deep_copy(host, field);
   const index_t wrap = part.owned().size();
   int bad = 0;
-  for (index_t v = part.group(Group::halo_lo).begin; v < part.group(Group::halo_lo).end; ++v)
-    bad += host(v, 0) != host(v + wrap, 0);
-  for (index_t v = part.group(Group::halo_hi).begin; v < part.group(Group::halo_hi).end; ++v)
-    bad += host(v, 0) != host(v - wrap, 0);
+  const VoxelRange below = part.group(part.halo_group(part.lower()));
+  const VoxelRange above = part.group(part.halo_group(part.upper()));
+  for (index_t v = below.begin; v < below.end; ++v) bad += host(v, 0) != host(v + wrap, 0);
+  for (index_t v = above.begin; v < above.end; ++v) bad += host(v, 0) != host(v - wrap, 0);
   return bad;
 }
 
@@ -56,20 +56,24 @@ int main(int argc, char** argv) {
   HeatField a("a", part.groups(), 1), b("b", part.groups(), 1);
   for_each(
       "heat_init", part.owned(), Kokkos::DefaultExecutionSpace(), KOKKOS_LAMBDA(index_t v) {
-        const double x = double(v % nx), z = double(v / local.plane_size() - 1);  // local plane 0 is halo_lo
+        const double x = double(v % nx), z = double(v / local.plane_size() - 1);  // local plane 0 is the lower halo
         a(v, 0) = math::sin(2.0 * pi * (kx * x / nx + kz * z / nz));
       });
-  // The single rank is its own neighbour along z: the top owned plane fills halo_lo, the
-  // bottom one halo_hi.
-  const HaloPlan plan = {{{Group::shared_lo, {0, 1}, Side::lower}, {Group::shared_hi, {0, 1}, Side::upper}},
-                         {{Group::halo_hi, {0, 1}, Side::upper}, {Group::halo_lo, {0, 1}, Side::lower}}};
+  // Every neighbour reads the shared voxels facing it and fills the halo facing it. The single
+  // rank is its own neighbour along z: the top owned plane fills the lower halo, the bottom
+  // one the upper halo.
+  HaloPlan plan;
+  for (const NeighbourStep n : part.neighbours()) {
+    plan.sends.push_back({part.shared_group(n), {0, 1}, n});
+    plan.receives.push_back({part.halo_group(n), {0, 1}, n});
+  }
   PeriodicSelfExchanger<HeatField> exchanger;
   int bad_halo = 0;
   for (int s = 0; s < steps; ++s) {
     exchanger.start(a, plan);
     exchanger.finish();
     if (s == 0) bad_halo = halo_mismatches(part, a);
-    for (Group g : {Group::interior, Group::shared_lo, Group::shared_hi})
+    for (int g : {part.interior_group(), part.shared_group(part.lower()), part.shared_group(part.upper())})
       for_each("heat_step", part, g, Kokkos::DefaultExecutionSpace(), Diffuse{a, b, local, r});
     std::swap(a, b);
   }

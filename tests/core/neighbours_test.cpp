@@ -62,7 +62,7 @@ TEST(Neighbours, SlabAxisStepIsOnePlane) {
   EXPECT_EQ(nb.at(0, 0, -1), v - local.plane_size());
   EXPECT_EQ(nb.at(0, 0, 1), v + local.plane_size());
   EXPECT_EQ(nb.at(1, 1, 0), local.index(0, 0, 1));
-  EXPECT_EQ(nb.at(1, 1, -1), local.index(0, 0, 0)) << "the corner's neighbour below is in halo_lo";
+  EXPECT_EQ(nb.at(1, 1, -1), local.index(0, 0, 0)) << "the corner's neighbour below is in the lower halo";
 }
 
 }  // namespace

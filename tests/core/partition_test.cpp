@@ -1,4 +1,6 @@
-// Slab partitions: owned slabs tile the global box, groups are consecutive whole planes.
+// Slab partitions: owned slabs tile the global box, groups are consecutive whole planes keyed
+// by role and neighbour, halo width included; group tables hold any list of groups up to their
+// capacity (a Cartesian block's 53).
 #include <karman/core/partition.hpp>
 
 #include <gtest/gtest.h>
@@ -29,17 +31,30 @@ TEST(SlabPartition, GroupsAreConsecutivePlanes) {
   EXPECT_EQ(p.axis(), 2);
   EXPECT_EQ(p.owned_planes(), 4);
   EXPECT_EQ(p.plane_size(), 12);
-  const auto g = p.groups();
+  const GroupTable& g = p.groups();
+  ASSERT_EQ(g.size(), 5);
   index_t expected_begin = 0;
-  for (Group group : all_groups) {
-    EXPECT_EQ(g[group].begin, expected_begin) << name(group);
-    expected_begin = g[group].end;
+  for (int k = 0; k < g.size(); ++k) {
+    EXPECT_EQ(g.range(k).begin, expected_begin) << g.describe(k);
+    expected_begin = g.range(k).end;
   }
   EXPECT_EQ(g.total(), p.local_size());
-  EXPECT_EQ(g[Group::halo_lo].size(), 12);
-  EXPECT_EQ(g[Group::shared_lo].size(), 12);
-  EXPECT_EQ(g[Group::interior].size(), 24);
-  EXPECT_EQ(g[Group::halo_hi].size(), 12);
+  // Memory order: halo, shared towards the lower neighbour, interior, shared, halo towards the upper.
+  EXPECT_EQ(p.halo_group(p.lower()), 0);
+  EXPECT_EQ(p.shared_group(p.lower()), 1);
+  EXPECT_EQ(p.interior_group(), 2);
+  EXPECT_EQ(p.shared_group(p.upper()), 3);
+  EXPECT_EQ(p.halo_group(p.upper()), 4);
+  EXPECT_EQ(p.lower(), NeighbourStep::along(2, -1));
+  EXPECT_EQ(p.upper(), NeighbourStep::along(2, +1));
+  EXPECT_EQ(g[0].role, GroupRole::halo);
+  EXPECT_EQ(g[1].role, GroupRole::shared);
+  EXPECT_EQ(g[2].towards, NeighbourStep{});
+  EXPECT_EQ(p.group(p.halo_group(p.lower())).size(), 12);
+  EXPECT_EQ(p.group(p.shared_group(p.lower())).size(), 12);
+  EXPECT_EQ(p.group(p.interior_group()).size(), 24);
+  EXPECT_EQ(p.group(p.halo_group(p.upper())).size(), 12);
+  EXPECT_EQ(g.describe(4), "halo +z");
   EXPECT_EQ(p.owned().size(), 48);
 }
 
@@ -63,6 +78,65 @@ TEST(Extents, SlabAxisAndPlaneSize) {
     EXPECT_EQ(p.plane_size(), box.plane_size());
     EXPECT_EQ(p.local().plane_size(), box.plane_size());
   }
+}
+
+TEST(SlabPartition, HaloWidthIsAParameter) {
+  // Width 2: two halo and two shared planes a side; the local box grows by 4 planes.
+  const SlabPartition p(Extents{5, 3, 12}, 1, 2, 2);
+  EXPECT_EQ(p.halo_width(), 2);
+  EXPECT_EQ(p.owned_planes(), 6);
+  EXPECT_EQ(p.local().nz, 10);
+  EXPECT_EQ(p.group(p.halo_group(p.lower())).size(), 30);
+  EXPECT_EQ(p.group(p.shared_group(p.upper())).size(), 30);
+  EXPECT_EQ(p.group(p.interior_group()).size(), 30);
+  EXPECT_EQ(p.owned(), (VoxelRange{30, 120}));  // 6 owned planes after 2 halo planes
+  EXPECT_EQ(p.groups().total(), p.local_size());
+  // Each rank needs 2 * width planes: 12 planes hold 3 ranks of width 2, not 4.
+  EXPECT_NO_THROW(SlabPartition(Extents{5, 3, 12}, 2, 3, 2));
+  EXPECT_THROW(SlabPartition(Extents{5, 3, 12}, 0, 4, 2), Error);
+  EXPECT_THROW(SlabPartition(Extents{5, 3, 12}, 0, 1, 0), Error);
+}
+
+TEST(GroupTable, HoldsACartesianBlocksFiftyThreeGroups) {
+  // A Cartesian block's groups: a halo group per neighbour, a shared group per face, edge and
+  // corner, one interior; keyed by (role, step), consecutive in the order added.
+  GroupTable t;
+  index_t voxels = 0;
+  for (int i = 0; i < NeighbourStep::count; ++i) {
+    const NeighbourStep s = NeighbourStep::from_index(i);
+    if (s.none()) continue;
+    EXPECT_EQ(s.index(), i);
+    t.add(GroupRole::halo, s, 7);
+    t.add(GroupRole::shared, s, 3);
+    voxels += 10;
+  }
+  t.add(GroupRole::interior, {}, 100);
+  EXPECT_EQ(t.size(), 53);
+  EXPECT_EQ(t.total(), voxels + 100);
+  const NeighbourStep corner{{1, -1, 1}};
+  const int g = t.at(GroupRole::shared, corner);
+  EXPECT_EQ(t[g].towards, corner);
+  EXPECT_EQ(t.range(g).size(), 3);
+  EXPECT_EQ(t.describe(g), "shared +x-y+z");
+  EXPECT_EQ(t.find(GroupRole::interior, corner), -1);
+  EXPECT_THROW(t.at(GroupRole::interior, corner), Error);
+  EXPECT_THROW(t.add(GroupRole::halo, corner, 1), Error);  // a second halo towards +x-y+z
+  EXPECT_THROW(t.range(53), Error);
+  EXPECT_EQ(corner.opposite(), (NeighbourStep{{-1, 1, -1}}));
+}
+
+TEST(GroupTable, RefusesMoreGroupsThanItsCapacity) {
+  GroupTable t;
+  for (int k = 0; k < GroupTable::capacity; ++k) {
+    // Distinct keys: both roles towards every step (the zero step twice: halo and shared).
+    const NeighbourStep s = NeighbourStep::from_index(k % NeighbourStep::count);
+    t.add(k < NeighbourStep::count       ? GroupRole::halo
+          : k < 2 * NeighbourStep::count ? GroupRole::shared
+                                         : GroupRole::interior,
+          s, 1);
+  }
+  EXPECT_EQ(t.size(), GroupTable::capacity);
+  EXPECT_THROW(t.add(GroupRole::interior, NeighbourStep{{1, 1, 1}}, 1), Error);
 }
 
 TEST(SlabPartition, RefusesSlabsThinnerThanTwoPlanes) {

@@ -1,5 +1,5 @@
 // The periodic self-exchanger of one rank: each send block lands in the halo block it pairs
-// with, exactly, for every layout; nothing else changes.
+// with (keyed by neighbour step), exactly, for every layout and halo width; nothing else changes.
 #include <karman/core/field.hpp>
 #include <karman/core/layouts.hpp>
 #include <karman/core/partition.hpp>
@@ -18,8 +18,11 @@ constexpr double untouched = -7.0;
 
 // Components [0, 2) cross the lower slab boundary, [3, 5) the upper one, 2 stays (as the
 // c_z < 0, c_z = 0 and c_z > 0 populations of a lattice do).
-const HaloPlan plan = {{{Group::shared_lo, {0, 2}, Side::lower}, {Group::shared_hi, {3, 5}, Side::upper}},
-                       {{Group::halo_hi, {0, 2}, Side::upper}, {Group::halo_lo, {3, 5}, Side::lower}}};
+HaloPlan plan_for(const SlabPartition& p) {
+  const NeighbourStep lo = p.lower(), hi = p.upper();
+  return {{{p.shared_group(lo), {0, 2}, lo}, {p.shared_group(hi), {3, 5}, hi}},
+          {{p.halo_group(hi), {0, 2}, hi}, {p.halo_group(lo), {3, 5}, lo}}};
+}
 
 KOKKOS_INLINE_FUNCTION double pattern(index_t v, int q) { return double(v * components + q); }
 
@@ -50,18 +53,21 @@ using AllLayouts = ::testing::Types<AoS, SoA, CSoA<4>, Disaggregated>;
 TYPED_TEST_SUITE(PeriodicExchangeTest, AllLayouts);
 
 TYPED_TEST(PeriodicExchangeTest, HalosReceiveTheOppositeSharedPlane) {
-  for (const Extents box : {Extents{4, 3, 6}, Extents{5, 4, 1}}) {
-    const SlabPartition part(box);
-    const auto host = exchange<TypeParam>(part, plan);
-    const index_t plane = part.plane_size();
-    const VoxelRange lo = part.group(Group::halo_lo), hi = part.group(Group::halo_hi);
-    const index_t wrap = part.owned().size();  // an owned voxel's periodic image is this far away
-    for (index_t v = 0; v < host.voxels(); ++v) {
-      for (int q = 0; q < components; ++q) {
-        double expected = pattern(v, q);
-        if (v >= lo.begin && v < lo.end) expected = q >= 3 ? pattern(v + wrap, q) : untouched;
-        if (v >= hi.begin && v < hi.end) expected = q < 2 ? pattern(v - wrap, q) : untouched;
-        ASSERT_EQ(host(v, q), expected) << TypeParam::name << " v=" << v << " q=" << q << " plane " << v / plane;
+  for (const int width : {1, 2}) {
+    for (const Extents box : {Extents{4, 3, 6}, Extents{5, 4, 1}}) {
+      const SlabPartition part(box, 0, 1, width);
+      const auto host = exchange<TypeParam>(part, plan_for(part));
+      const index_t plane = part.plane_size();
+      const VoxelRange lo = part.group(part.halo_group(part.lower())), hi = part.group(part.halo_group(part.upper()));
+      const index_t wrap = part.owned().size();  // an owned voxel's periodic image is this far away
+      for (index_t v = 0; v < host.voxels(); ++v) {
+        for (int q = 0; q < components; ++q) {
+          double expected = pattern(v, q);
+          if (v >= lo.begin && v < lo.end) expected = q >= 3 ? pattern(v + wrap, q) : untouched;
+          if (v >= hi.begin && v < hi.end) expected = q < 2 ? pattern(v - wrap, q) : untouched;
+          ASSERT_EQ(host(v, q), expected)
+              << TypeParam::name << " width " << width << " v=" << v << " q=" << q << " plane " << v / plane;
+        }
       }
     }
   }
@@ -76,7 +82,7 @@ TEST(PeriodicSelfExchanger, ReportsNoTrafficBetweenRanks) {
   PeriodicSelfExchanger<F> exchanger;
   const HaloExchanger<F>& any = exchanger;
   for (int step = 0; step < 3; ++step) {
-    exchanger.start(f, plan);
+    exchanger.start(f, plan_for(part));
     exchanger.finish();
   }
   EXPECT_FALSE(any.between_ranks());
@@ -89,7 +95,8 @@ TEST(PeriodicSelfExchanger, ReportsNoTrafficBetweenRanks) {
 
 TEST(PeriodicSelfExchanger, RefusesASendWithoutReceive) {
   const SlabPartition part(Extents{4, 3, 6});
-  const HaloPlan unpaired = {{{Group::shared_hi, {3, 5}, Side::upper}}, {{Group::halo_hi, {0, 2}, Side::upper}}};
+  const NeighbourStep hi = part.upper();
+  const HaloPlan unpaired = {{{part.shared_group(hi), {3, 5}, hi}}, {{part.halo_group(hi), {0, 2}, hi}}};
   EXPECT_THROW(exchange<Disaggregated>(part, unpaired), std::logic_error);
 }
 

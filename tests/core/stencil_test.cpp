@@ -63,7 +63,8 @@ std::pair<HostMatrix, HostMatrix> run_stencil(const SlabPartition& part) {
         }
       });
   Smooth<Field<double, Layout>, Field<double, Layout>> step{in, out, part.local()};
-  for (Group g : {Group::interior, Group::shared_lo, Group::shared_hi}) for_each("smooth", part, g, space, step);
+  for (int g : {part.interior_group(), part.shared_group(part.lower()), part.shared_group(part.upper())})
+    for_each("smooth", part, g, space, step);
   for_each("smooth_ref", part.owned(), space, Smooth<PlainArray, PlainArray>{ref_in, ref_out, part.local()});
   Kokkos::View<double**, Kokkos::LayoutRight> got("got", n, components);
   for_each(

@@ -3,6 +3,7 @@
 // value; a bad slab on one rank fails on every rank with the same CollectiveError, which names the
 // lowest failing rank (DESIGN.md: "with MPI every rank agrees and nothing hangs").
 #include <karman/comm/collective_error.hpp>
+#include <karman/comm/ranks.hpp>
 #include <karman/core/error.hpp>
 #include <karman/io/field_writer.hpp>
 #include <karman/io/output_directory.hpp>
@@ -10,7 +11,9 @@
 #include "field_test_support.hpp"
 
 #include <gtest/gtest.h>
+
 #include <mpi.h>
+#include <algorithm>
 
 namespace fs = std::filesystem;
 using karman::Extents;
@@ -21,26 +24,24 @@ using namespace karman::io_test;
 
 namespace {
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
+/// The ranks of MPI_COMM_WORLD, through comm::Ranks like every collective in Karman.
+const karman::comm::Ranks& world() {
+  static const karman::comm::Ranks ranks(MPI_COMM_WORLD);
+  return ranks;
 }
+int world_rank() { return world().rank(); }
+int world_size() { return world().size(); }
 
-int world_size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
-
-/// A scratch directory made by rank 0 and known to every rank.
+/// A scratch directory made by rank 0 and known to every rank: rank 0 makes a unique one and
+/// the others learn its name as character codes through Ranks::all_gather (which takes the
+/// same count from every rank: first the length, then the name, padded on the other ranks).
 fs::path shared_scratch_directory(const std::string& name) {
-  std::string path = world_rank() == 0 ? make_scratch_directory(name).string() : std::string();
-  int length = static_cast<int>(path.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  path.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(path.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
-  return path;
+  const std::string made = world().root() ? make_scratch_directory(name).string() : std::string();
+  const long long length = world().all_gather({static_cast<long long>(made.size())}).front();
+  std::vector<long long> codes(static_cast<std::size_t>(length), 0);
+  std::copy(made.begin(), made.end(), codes.begin());
+  const std::vector<long long> all = world().all_gather(codes);
+  return std::string(all.begin(), all.begin() + length);
 }
 
 /// Rank r holds r + 1 planes: the box has 1 + 2 + ... + ranks planes along the slab axis.
@@ -107,7 +108,7 @@ void write_and_check(FileMode mode) {
       check_on_rank0(scratch, writer, box, names, steps);
       fs::remove_all(scratch);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    world().barrier();
   }
 }
 
@@ -174,15 +175,15 @@ TEST(FieldWriterMpi, BadSlabOnOneRankFailsOnEveryRank) {
   EXPECT_EQ(steps.rank, 0) << steps.message;
 
   // Nothing was written, and the writer still works.
-  MPI_Barrier(MPI_COMM_WORLD);
+  world().barrier();
   if (rank == 0) {
     EXPECT_TRUE(list_directory(scratch).empty());
   }
-  MPI_Barrier(MPI_COMM_WORLD);
+  world().barrier();
   writer.write(0, 0.0, good.slab);
   if (rank == 0) {
     check_on_rank0(scratch, writer, box, {"rho"}, {0});
     fs::remove_all(scratch);
   }
-  MPI_Barrier(MPI_COMM_WORLD);
+  world().barrier();
 }

@@ -1,5 +1,7 @@
 // GoogleTest entry point for tests run under mpiexec: MPI outlives Kokkos, which outlives the tests,
 // and every rank exits with the same code so that a failure on any rank fails the run.
+#include <karman/comm/ranks.hpp>
+
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
@@ -12,8 +14,7 @@ int main(int argc, char** argv) {
     Kokkos::ScopeGuard kokkos(argc, argv);
     result = RUN_ALL_TESTS();
   }
-  int worst = 0;
-  MPI_Allreduce(&result, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const int worst = int(karman::comm::Ranks(MPI_COMM_WORLD).max(result));
   MPI_Finalize();
   return worst;
 }

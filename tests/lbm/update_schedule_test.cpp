@@ -64,7 +64,9 @@ void expect_each_voxel_once(const SolverSetup& setup, const std::string& what) {
   ASSERT_TRUE(solver.schedule().split()) << what;
   const VoxelRange owned = part.owned();
   const std::vector<std::vector<VoxelRange>> launches = {
-      {owned}, {part.group(Group::interior), part.group(Group::shared_lo), part.group(Group::shared_hi)}};
+      {owned},
+      {part.group(part.interior_group()), part.group(part.shared_group(part.lower())),
+       part.group(part.shared_group(part.upper()))}};
   for (const auto& ranges : launches) {
     const Counts c = count(solver.schedule(), part.local_size(), ranges);
     index_t bulk = 0, boundary = 0;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 
@@ -101,13 +102,36 @@ SolverSetup small_cavity(const Variant& v) {
   return cases::cavity_setup(p, v);
 }
 
-TEST(VariantRegistry, FactoryRefusesUnknownNames) {
-  const Variant good{"d2q9", "double", "soa", "bgk", "ab"};
-  for (auto bad : {&Variant::lattice, &Variant::precision, &Variant::layout, &Variant::collision, &Variant::pattern}) {
-    Variant v = good;
-    v.*bad = "nonsense";
-    EXPECT_THROW(make_solver(small_cavity(v)), Error);
+// Names are checked where they are set: a Variant never holds an unknown one, so the factory
+// cannot meet one; a failed assignment leaves the old choice in place.
+TEST(VariantRegistry, VariantRefusesUnknownNamesWhenSet) {
+  Variant v{"d2q9", "double", "soa", "bgk", "ab"};
+  EXPECT_THROW(v.lattice = "nonsense", Error);
+  EXPECT_THROW(v.precision = "nonsense", Error);
+  EXPECT_THROW(v.layout = std::string("nonsense"), Error);
+  EXPECT_THROW(v.collision = "nonsense", Error);
+  EXPECT_THROW(v.pattern = std::string_view("nonsense"), Error);
+  EXPECT_EQ(v.lattice, "d2q9");
+  EXPECT_EQ(v.pattern, "ab");
+  EXPECT_NO_THROW(make_solver(small_cavity(v)));
+  try {
+    v.layout = "sao";
+    ADD_FAILURE() << "sao accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "unknown layout 'sao'; accepted: aos, soa, csoa, disaggregated");
   }
+}
+
+// A choice knows its name and its type: dispatch on it reaches the type it was named for.
+TEST(VariantRegistry, ChoiceDispatchesToItsType) {
+  const PrecisionChoice p = "fp16c";
+  EXPECT_EQ(p.name(), "fp16c");
+  EXPECT_EQ(p.index(), Precisions::index_of("fp16c"));
+  EXPECT_TRUE(dispatch<Precisions>(p, [](auto t) { return std::is_same_v<tag_type<decltype(t)>, FP16C>; }));
+  const LatticeChoice l = std::string("d3q27");
+  EXPECT_EQ(dispatch<Lattices>(l, [](auto t) { return tag_type<decltype(t)>::Q; }), 27);
+  EXPECT_EQ(lattice_dimension(l), 3);  // reads as its name where a name is taken
+  EXPECT_NE(l, LatticeChoice("d3q19"));
 }
 
 // A collision on a lattice it is not defined for is refused by the factory, naming the ones

@@ -85,10 +85,10 @@ void expect_invariant_for_all_variants(const SolverSetup& base, const char* patt
       s.variant.pattern = pattern;
       s.overlap = overlap;
       if (!test::compiled(s.variant)) continue;
-      expect_invariant(
-          s, steps,
-          name + " " + s.variant.lattice + " " + layout + " " + pattern + (overlap ? " overlap on" : " overlap off"),
-          rank, ranks);
+      expect_invariant(s, steps,
+                       name + " " + s.variant.lattice.name() + " " + layout + " " + pattern +
+                           (overlap ? " overlap on" : " overlap off"),
+                       rank, ranks);
     }
   }
 }

@@ -37,8 +37,8 @@ struct exchange_method {
   static constexpr ExchangeMethod value = ExchangeMethod::packed;
 };
 
-template <>
-struct exchange_method<Disaggregated> {
+template <int MaxGroups>
+struct exchange_method<BasicDisaggregated<MaxGroups>> {
   static constexpr ExchangeMethod value = ExchangeMethod::in_place;
 };
 

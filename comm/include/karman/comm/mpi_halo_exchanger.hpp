@@ -21,6 +21,7 @@
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <chrono>
 #include <climits>
 #include <cstddef>
@@ -35,28 +36,22 @@ namespace detail {
 inline bool same_transfers(const std::vector<HaloTransfer>& a, const std::vector<HaloTransfer>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].group != b[i].group || a[i].side != b[i].side || a[i].components.begin != b[i].components.begin ||
-        a[i].components.end != b[i].components.end)
+    if (a[i].group != b[i].group || a[i].neighbour != b[i].neighbour ||
+        a[i].components.begin != b[i].components.begin || a[i].components.end != b[i].components.end)
       return false;
   }
   return true;
 }
-
-/// True when two group tables are equal.
-inline bool same_groups(const GroupTable& a, const GroupTable& b) {
-  for (int g = 0; g < group_count; ++g)
-    if (a.ranges[g].begin != b.ranges[g].begin || a.ranges[g].end != b.ranges[g].end) return false;
-  return true;
-}
 }  // namespace detail
 
-/// MPI halo exchange of a FieldType between the slab neighbours of a SlabDecomposition.
+/// MPI halo exchange of a FieldType between the neighbours of a decomposition (today the
+/// SlabDecomposition's two); transfers find their peer rank by the neighbour step they name.
 ///
 /// Messages per neighbour and direction (s = voxels per plane, c = crossing components):
 /// Disaggregated one message of c·s values, in place; SoA c messages of s values, in place;
 /// AoS one message of Q·s values (whole voxels), in place; CSoA and other layouts one packed
-/// message of c·s values. A send to side S pairs with the neighbour's receive from the
-/// opposite side over the same component range; tags derive from direction of travel,
+/// message of c·s values. A send to neighbour s pairs with that neighbour's receive from
+/// s.opposite() over the same component range; tags derive from direction of travel,
 /// first component and run index, so the c messages of SoA pair one to one.
 ///
 /// Device memory the host cannot read goes to MPI directly when MPI is GPU-aware
@@ -75,15 +70,16 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   static constexpr ExchangeMethod method = exchange_method_v<layout_type>;
 
   /// Collective over the decomposition's communicator (duplicated, so these messages never
-  /// match anyone else's). Device copies and pack kernels run on `space`. `pack_always` packs
+  /// match anyone else's). Device copies and pack kernels run on `space`, and start() orders
+  /// the exchange after the work already queued there: queue the kernels that write the shared
+  /// voxels on `space` (the solver's default instance), or fence them first. `pack_always` packs
   /// every transfer into one buffer whatever the layout: the classical "SoA + pack" exchange
   /// that Meneghin & Mahmoud Fig. 6 compares the disaggregated layout with.
   explicit MpiHaloExchanger(const SlabDecomposition& decomposition, GpuAwareMode gpu_aware = GpuAwareMode::automatic,
                             execution_space space = execution_space(), bool pack_always = false)
       : m_pack_always(pack_always),
         m_space(space),
-        m_lower(decomposition.neighbour(Side::lower)),
-        m_upper(decomposition.neighbour(Side::upper)),
+        m_peers(peers_of(decomposition)),
         m_rank(decomposition.rank()),
         m_neighbours(decomposition.neighbours()),
         m_gpu_aware(resolve_gpu_aware(gpu_aware, DeviceMemoryTraits<memory_space>::api)),
@@ -105,12 +101,13 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   MpiHaloExchanger& operator=(const MpiHaloExchanger&) = delete;
 
   /// Posts every receive of `plan`, then packs and stages what needs it, then posts every send.
-  /// Fences all of Kokkos first: the shared voxels may have been written on any instance.
+  /// Waits first for the work queued on the exchanger's instance (what wrote the values to
+  /// send), not for all of Kokkos: kernels on other instances run on.
   void start(const FieldType& field, const HaloPlan& plan) override {
     if (m_in_flight) throw std::logic_error("karman::comm::MpiHaloExchanger::start: previous exchange not finished");
     const auto started = clock::now();
     ProfilingRegion region("karman::comm::halo_start");
-    compat::fence("karman::comm::MpiHaloExchanger::start");
+    compat::fence(m_space, "karman::comm::MpiHaloExchanger::start");
     m_active = prepare(field, plan);
     m_field = field;
     const Prepared& p = m_plans[m_active];
@@ -194,10 +191,14 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
 
   /// Runs of one transfer larger than this would not fit the tag scheme (and would make an
   /// in-place method pointless); no layout here comes near it (SoA: one run per component).
-  static constexpr int max_runs_per_transfer = 64;
-  /// Tag stride per first component and per direction of travel.
+  static constexpr int max_runs_per_transfer = 32;
+  /// Tag stride per first component (at most 27 components) and per direction of travel (27
+  /// steps): the largest tag, 27 * 27 * 32 - 1, stays below 32767, the least MPI_TAG_UB
+  /// the MPI standard allows.
   static constexpr int tag_per_component = max_runs_per_transfer;
-  static constexpr int tag_upward = 32 * tag_per_component;
+  static constexpr int tag_per_direction = 27 * tag_per_component;
+  static_assert(NeighbourStep::count * tag_per_direction - 1 <= 32767,
+                "karman::comm: tags past MPI's least MPI_TAG_UB");
 
   /// One MPI message: where its values live in the field or the buffer, and in the staging mirror.
   struct Message {
@@ -227,20 +228,26 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     return std::chrono::duration<double>(to - from).count();
   }
 
-  static bool is_halo(Group g) { return g == Group::halo_lo || g == Group::halo_hi; }
+  /// Peer rank of every neighbour step (MPI_PROC_NULL where there is none).
+  template <class Decomposition>
+  static std::array<int, NeighbourStep::count> peers_of(const Decomposition& d) {
+    std::array<int, NeighbourStep::count> peers{};
+    for (int i = 0; i < NeighbourStep::count; ++i) peers[i] = d.neighbour(NeighbourStep::from_index(i));
+    return peers;
+  }
 
-  /// Tag shared by a send and the receive it pairs with: a send to the upper side and a
-  /// receive from the lower side both travel upward.
+  /// Tag shared by a send and the receive it pairs with: a send to neighbour s and the
+  /// receive from s.opposite() both travel along s.
   static int tag_of(const HaloTransfer& t, bool receive, int run) {
-    const bool upward = receive ? t.side == Side::lower : t.side == Side::upper;
-    return (upward ? tag_upward : 0) + t.components.begin * tag_per_component + run;
+    const NeighbourStep travel = receive ? t.neighbour.opposite() : t.neighbour;
+    return travel.index() * tag_per_direction + t.components.begin * tag_per_component + run;
   }
 
   /// Index of the prepared form of (field's mapping, plan), preparing it on first use.
   std::size_t prepare(const FieldType& field, const HaloPlan& plan) {
     for (std::size_t i = 0; i < m_plans.size(); ++i) {
       const Prepared& p = m_plans[i];
-      if (p.components == field.components() && detail::same_groups(p.groups, field.groups()) &&
+      if (p.components == field.components() && p.groups == field.groups() &&
           detail::same_transfers(p.plan.sends, plan.sends) && detail::same_transfers(p.plan.receives, plan.receives))
         return i;
     }
@@ -269,9 +276,9 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   /// Appends the messages of transfer `t` (none when there is no neighbour on its side).
   void add_messages(std::vector<Message>& out, const FieldType& field, const HaloTransfer& t, bool receive,
                     index_t& buffer_size) const {
-    const int peer = t.side == Side::lower ? m_lower : m_upper;
+    const int peer = m_peers[t.neighbour.index()];
     if (peer == MPI_PROC_NULL) return;
-    const VoxelRange voxels = field.groups()[t.group];
+    const VoxelRange voxels = field.groups().range(t.group);
     if (effective_method() == ExchangeMethod::packed) {
       Message m =
           buffered(peer, tag_of(t, receive, 0), voxels, t.components, voxels.size() * t.components.size(), buffer_size);
@@ -285,12 +292,12 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
           field.blocks(t.group, widen ? ComponentRange{0, field.components()} : t.components);
       if (int(runs.size()) > max_runs_per_transfer || (widen && runs.size() != 1)) {
         throw std::logic_error("karman::comm::MpiHaloExchanger: layout " + std::string(layout_type::name) + " gives " +
-                               std::to_string(runs.size()) + " storage runs for group " + std::string(name(t.group)) +
-                               ", too many for " + std::string(name(method)));
+                               std::to_string(runs.size()) + " storage runs for group " +
+                               field.groups().describe(t.group) + ", too many for " + std::string(name(method)));
       }
       // A widened receive into owned voxels would overwrite components the plan leaves alone
       // (AA's even step returns only the crossing populations): land it in the buffer instead.
-      if (widen && receive && !is_halo(t.group)) {
+      if (widen && receive && field.groups()[t.group].role != GroupRole::halo) {
         Message m = buffered(peer, tag_of(t, receive, 0), voxels, t.components, runs.front().count, buffer_size);
         m.map.voxel_stride = field.components();
         m.map.component_stride = 1;
@@ -353,8 +360,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   bool m_pack_always = false;
   execution_space m_space;
   MPI_Comm m_comm = MPI_COMM_NULL;
-  int m_lower = MPI_PROC_NULL;
-  int m_upper = MPI_PROC_NULL;
+  std::array<int, NeighbourStep::count> m_peers{};  ///< by NeighbourStep::index()
   int m_rank = 0;
   int m_neighbours = 0;
   bool m_gpu_aware = false;

@@ -39,12 +39,15 @@ class SlabDecomposition {
   /// This rank and the number of ranks.
   int rank() const { return m_partition.rank(); }
   int ranks() const { return m_partition.ranks(); }
-  /// Rank of the neighbour on `side`, or MPI_PROC_NULL at a wall end.
-  int neighbour(Side side) const { return side == Side::lower ? m_lower : m_upper; }
-  /// True when there is a neighbour on `side` (possibly this rank itself).
-  bool has_neighbour(Side side) const { return neighbour(side) != MPI_PROC_NULL; }
+  /// Rank of the neighbour `step` away: the partition's lower() or upper() neighbour, or
+  /// MPI_PROC_NULL at a wall end and for every step a slab has no neighbour along.
+  int neighbour(NeighbourStep step) const {
+    return step == m_partition.lower() ? m_lower : step == m_partition.upper() ? m_upper : MPI_PROC_NULL;
+  }
+  /// True when there is a neighbour `step` away (possibly this rank itself).
+  bool has_neighbour(NeighbourStep step) const { return neighbour(step) != MPI_PROC_NULL; }
   /// Number of sides with a neighbour: 0, 1 (an end rank between walls) or 2.
-  int neighbours() const { return int(has_neighbour(Side::lower)) + int(has_neighbour(Side::upper)); }
+  int neighbours() const { return int(has_neighbour(m_partition.lower())) + int(has_neighbour(m_partition.upper())); }
 
  private:
   SlabPartition m_partition;

@@ -145,7 +145,7 @@ class Field {
 
   /// Contiguous storage runs holding components `comps` of group `g`: what a message can send
   /// in place. One block for Disaggregated; one per component for SoA; see each layout.
-  std::vector<MemoryBlock> blocks(Group g, ComponentRange comps) const { return blocks(groups()[g], comps); }
+  std::vector<MemoryBlock> blocks(int g, ComponentRange comps) const { return blocks(groups().range(g), comps); }
   /// Contiguous storage runs holding components `comps` of `voxels`.
   std::vector<MemoryBlock> blocks(VoxelRange voxels, ComponentRange comps) const {
     if (comps.begin < 0 || comps.end > components() || comps.begin > comps.end) {

@@ -30,9 +30,9 @@ void for_each(const std::string& label, const VoxelRange& range, const Execution
       label, Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight), functor);
 }
 
-/// Calls `functor(voxel)` for every voxel of group `g` of `partition` on `space`.
+/// Calls `functor(voxel)` for every voxel of group `g` (an index into partition.groups()) on `space`.
 template <class... Properties, class ExecutionSpace, class Functor>
-void for_each(const std::string& label, const SlabPartition& partition, Group g, const ExecutionSpace& space,
+void for_each(const std::string& label, const SlabPartition& partition, int g, const ExecutionSpace& space,
               const Functor& functor) {
   for_each<Properties...>(label, partition.group(g), space, functor);
 }

@@ -1,8 +1,9 @@
 #pragma once
 /// \file halo_plan.hpp
 /// What one halo exchange moves, independent of how (MPI, or a local copy for a periodic
-/// single rank): blocks named by (group, component range) and the neighbour along the slab
-/// axis. With the Disaggregated layout each transfer is one contiguous block (Meneghin & Mahmoud §III).
+/// single rank): blocks named by (group, component range) and keyed by the neighbour they go
+/// to or come from, so a slab's two neighbours and a Cartesian block's 26 use one plan type.
+/// With the Disaggregated layout each transfer is one contiguous block (Meneghin & Mahmoud §III).
 
 #include <karman/core/exchange_stats.hpp>
 #include <karman/core/group.hpp>
@@ -11,21 +12,16 @@
 
 namespace karman {
 
-/// Neighbour along the slab axis.
-enum class Side : int { lower = -1, upper = +1 };
-
-/// The other side.
-constexpr Side opposite(Side s) { return s == Side::lower ? Side::upper : Side::lower; }
-
-/// One block sent to, or received from, the neighbour on `side`.
+/// One block sent to, or received from, one neighbour.
 struct HaloTransfer {
-  Group group;                ///< whose voxels (shared_* for sends of an AB step, halo_* for receives)
-  ComponentRange components;  ///< which components (populations crossing the slab boundary)
-  Side side;                  ///< which neighbour
+  int group = 0;              ///< whose voxels: an index into the field's GroupTable (shared groups
+                              ///< for the sends of an AB step, halo groups for its receives)
+  ComponentRange components;  ///< which components (populations crossing towards the neighbour)
+  NeighbourStep neighbour;    ///< which neighbour
 };
 
-/// Everything one exchange moves. A send to the upper neighbour pairs with that neighbour's
-/// receive from its lower side; the pair moves the same component range.
+/// Everything one exchange moves. A send to neighbour s pairs with that neighbour's receive
+/// from s.opposite(); the pair moves the same component range.
 struct HaloPlan {
   std::vector<HaloTransfer> sends;     ///< blocks this rank sends
   std::vector<HaloTransfer> receives;  ///< blocks this rank receives

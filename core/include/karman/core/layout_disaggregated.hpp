@@ -1,29 +1,46 @@
 #pragma once
 /// \file layout_disaggregated.hpp
-/// Disaggregated SoA (Meneghin & Mahmoud §III, Fig. 5b): the groups halo_lo | shared_lo | interior |
-/// shared_hi | halo_hi follow one another, each laid out SoA over its own voxels. Any
-/// (group, component range) is then one contiguous block, so a neighbour exchange is one
-/// message per neighbour and direction with no packing (Meneghin & Mahmoud Table III).
+/// Disaggregated SoA (Meneghin & Mahmoud §III, Fig. 5b): the groups of a partition (a slab's
+/// halo | shared | interior | shared | halo) follow one another, each laid out SoA over its own
+/// voxels. Any (group, component range) is then one contiguous block, so a neighbour exchange
+/// is one message per neighbour and direction with no packing (Meneghin & Mahmoud Table III).
 
+#include <karman/core/backend_traits.hpp>
+#include <karman/core/error.hpp>
 #include <karman/core/group.hpp>
 #include <karman/core/memory_block.hpp>
 
+#include <string>
 #include <vector>
 
 namespace karman {
 
-/// Disaggregated layout tag: offset(v, q) = begin_g * Q + q * size_g + (v - begin_g), g = group(v).
-struct Disaggregated {
+/// Disaggregated layout over at most MaxGroups groups: offset(v, q) = begin_g * Q + q * size_g +
+/// (v - begin_g), g = group(v). The group of a voxel is found by comparing it with every group's
+/// first voxel, so MaxGroups is compile-time: kernels pay MaxGroups - 1 comparisons per lookup
+/// (the slab's 5 by default, `Disaggregated`; a Cartesian block's 53 groups need a larger one).
+template <int MaxGroups>
+struct BasicDisaggregated {
+  static_assert(MaxGroups >= 1 && MaxGroups <= GroupTable::capacity, "karman::BasicDisaggregated: 1..64 groups");
   static constexpr const char* name = "disaggregated";
+  /// Most groups a field of this layout can be built on.
+  static constexpr int max_groups = MaxGroups;
 
   /// Disaggregated offset mapping over the groups of a partition.
   class mapping {
    public:
     mapping() = default;
     mapping(const GroupTable& groups, int components) : m_components(components), m_voxels(groups.total()) {
-      for (int g = 0; g < group_count; ++g) {
-        m_begin[g] = groups.ranges[g].begin;
-        m_size[g] = groups.ranges[g].size();
+      if (groups.size() > MaxGroups) {
+        throw Error("karman::Disaggregated: a partition of " + std::to_string(groups.size()) +
+                    " groups needs BasicDisaggregated<" + std::to_string(groups.size()) +
+                    "> or larger (this one holds " + std::to_string(MaxGroups) + ")");
+      }
+      // Unused entries begin past the last voxel, so no voxel counts them.
+      for (int g = 0; g < MaxGroups; ++g) {
+        const VoxelRange r = g < groups.size() ? groups.range(g) : VoxelRange{m_voxels, m_voxels};
+        m_begin[g] = r.begin;
+        m_size[g] = r.size();
         m_base[g] = m_begin[g] * (components - 1);
       }
     }
@@ -39,7 +56,10 @@ struct Disaggregated {
     /// Group holding a voxel: the last group whose range starts at or before it
     /// (branch-free; empty groups share their begin with the next group and are skipped).
     KOKKOS_INLINE_FUNCTION int group_of(index_t voxel) const {
-      return int(voxel >= m_begin[1]) + int(voxel >= m_begin[2]) + int(voxel >= m_begin[3]) + int(voxel >= m_begin[4]);
+      int g = 0;
+      KARMAN_UNROLL
+      for (int k = 1; k < MaxGroups; ++k) g += int(voxel >= m_begin[k]);
+      return g;
     }
     /// The span of the group holding `voxel`.
     KOKKOS_INLINE_FUNCTION group_span span_of(index_t voxel) const {
@@ -60,7 +80,7 @@ struct Disaggregated {
     /// whole groups (the messaging case), else one per group and component.
     std::vector<MemoryBlock> blocks(VoxelRange voxels, ComponentRange comps) const {
       std::vector<MemoryBlock> out;
-      for (int g = 0; g < group_count; ++g) {
+      for (int g = 0; g < MaxGroups; ++g) {
         const index_t lo = voxels.begin > m_begin[g] ? voxels.begin : m_begin[g];
         const index_t hi = voxels.end < m_begin[g] + m_size[g] ? voxels.end : m_begin[g] + m_size[g];
         for (int q = comps.begin; q < comps.end && lo < hi; ++q) append_coalesced(out, {offset(lo, q), hi - lo});
@@ -71,10 +91,13 @@ struct Disaggregated {
    private:
     int m_components = 0;
     index_t m_voxels = 0;
-    index_t m_begin[group_count] = {};
-    index_t m_size[group_count] = {};
-    index_t m_base[group_count] = {};
+    index_t m_begin[MaxGroups] = {};
+    index_t m_size[MaxGroups] = {};
+    index_t m_base[MaxGroups] = {};
   };
 };
+
+/// The Disaggregated layout of a slab partition (five groups).
+using Disaggregated = BasicDisaggregated<5>;
 
 }  // namespace karman

@@ -1,48 +1,65 @@
 #pragma once
 /// \file partition.hpp
 /// The part of a global box one rank owns, cut into slabs along the slowest axis with a
-/// halo of width 1 (the LBM stencil radius) on each side (Meneghin & Mahmoud §III, §VI-A).
+/// halo on each side, one plane (the LBM stencil radius) unless asked for more (Meneghin &
+/// Mahmoud §III, §VI-A).
 
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
 #include <karman/core/group.hpp>
 
+#include <array>
 #include <string>
 
 namespace karman {
 
 /// A rank's slab of a global box, cut along Extents::slab_axis() (z for 3D boxes, y for 2D
-/// boxes), so a plane is what a neighbour exchange moves.
-/// Local voxels are numbered x fastest over the local box, which holds the owned planes plus
-/// one halo plane below and one above: groups are whole planes, consecutive in memory.
+/// boxes), so a plane is what a neighbour exchange moves. Local voxels are numbered x fastest
+/// over the local box, which holds the owned planes plus `halo_width` halo planes below and
+/// above. Its five groups are whole planes, consecutive in memory: halo towards lower() |
+/// shared towards lower() | interior | shared towards upper() | halo towards upper(), each
+/// halo and shared group `halo_width` planes thick (1, the LBM stencil radius, by default).
 class SlabPartition {
  public:
-  /// Owned slab of `rank` out of `ranks`; planes are split as evenly as possible
-  /// (the first nplanes % ranks ranks get one more). Every rank needs at least 2 planes.
-  SlabPartition(Extents global, int rank = 0, int ranks = 1) : m_global(global), m_rank(rank), m_ranks(ranks) {
+  /// Owned slab of `rank` out of `ranks`; planes are split as evenly as possible (the first
+  /// nplanes % ranks ranks get one more). Every rank needs at least 2 * halo_width planes, so
+  /// that its lower and upper shared planes are distinct.
+  SlabPartition(Extents global, int rank = 0, int ranks = 1, int halo_width = 1)
+      : m_global(global), m_rank(rank), m_ranks(ranks), m_width(halo_width) {
     validate(global, "karman::SlabPartition");
     m_axis = global.slab_axis();
     const int planes = global.extent(m_axis);
-    require_in_range("karman::SlabPartition", "ranks", ranks, 1, planes / 2 > 0 ? planes / 2 : 1);
+    require_in_range("karman::SlabPartition", "halo_width", halo_width, 1, planes / 2 > 0 ? planes / 2 : 1);
+    const int min_planes = 2 * halo_width;
+    require_in_range("karman::SlabPartition", "ranks", ranks, 1, planes / min_planes > 0 ? planes / min_planes : 1);
     require_in_range("karman::SlabPartition", "rank", rank, 0, ranks - 1);
     const int base = planes / ranks, extra = planes % ranks;
     m_owned_begin = rank * base + (rank < extra ? rank : extra);
     m_owned_planes = base + (rank < extra ? 1 : 0);
-    if (m_owned_planes < 2) {
+    if (m_owned_planes < min_planes) {
       throw Error("karman::SlabPartition: " + std::to_string(planes) + " planes along the slab axis give rank " +
                   std::to_string(rank) + " only " + std::to_string(m_owned_planes) +
-                  " plane(s); each rank needs at least 2 (use at most " + std::to_string(planes / 2) + " ranks)");
+                  " plane(s); each rank needs at least " + std::to_string(min_planes) + " (use at most " +
+                  std::to_string(planes / min_planes) + " ranks)");
     }
     m_local = global;
-    (m_axis == 2 ? m_local.nz : m_local.ny) = m_owned_planes + 2;
+    (m_axis == 2 ? m_local.nz : m_local.ny) = m_owned_planes + 2 * m_width;
+    const index_t p = plane_size(), w = m_width;
+    m_groups.add(GroupRole::halo, lower(), w * p);
+    m_groups.add(GroupRole::shared, lower(), w * p);
+    m_groups.add(GroupRole::interior, {}, (m_owned_planes - 2 * w) * p);
+    m_groups.add(GroupRole::shared, upper(), w * p);
+    m_groups.add(GroupRole::halo, upper(), w * p);
   }
 
   /// The whole box all ranks share.
   const Extents& global() const { return m_global; }
-  /// This rank's box including its two halo planes.
+  /// This rank's box including its halo planes.
   const Extents& local() const { return m_local; }
   /// Slab axis: Extents::slab_axis() of the global box, 2 (z) for 3D, 1 (y) for 2D.
   int axis() const { return m_axis; }
+  /// Planes in each halo (and each shared) group.
+  int halo_width() const { return m_width; }
   /// This rank's index and the number of ranks.
   int rank() const { return m_rank; }
   int ranks() const { return m_ranks; }
@@ -54,31 +71,34 @@ class SlabPartition {
   /// Voxels of the local box (owned and halo).
   index_t local_size() const { return m_local.size(); }
 
-  /// Voxel ranges of the five groups; halo_lo is local plane 0, owned planes are 1..owned.
-  GroupTable groups() const {
-    const index_t p = plane_size();
-    const index_t n = m_owned_planes;
-    GroupTable t;
-    t.ranges[static_cast<int>(Group::halo_lo)] = {0, p};
-    t.ranges[static_cast<int>(Group::shared_lo)] = {p, 2 * p};
-    t.ranges[static_cast<int>(Group::interior)] = {2 * p, n * p};
-    t.ranges[static_cast<int>(Group::shared_hi)] = {n * p, (n + 1) * p};
-    t.ranges[static_cast<int>(Group::halo_hi)] = {(n + 1) * p, (n + 2) * p};
-    return t;
-  }
-  /// Range of one group.
-  VoxelRange group(Group g) const { return groups()[g]; }
-  /// All owned voxels (shared_lo, interior and shared_hi together).
-  VoxelRange owned() const { return {plane_size(), (m_owned_planes + 1) * plane_size()}; }
+  /// The neighbour below (one step down the slab axis) and above.
+  NeighbourStep lower() const { return NeighbourStep::along(m_axis, -1); }
+  NeighbourStep upper() const { return NeighbourStep::along(m_axis, +1); }
+  /// Both neighbours, lower first.
+  std::array<NeighbourStep, 2> neighbours() const { return {lower(), upper()}; }
+
+  /// The five groups in memory order (see the class comment).
+  const GroupTable& groups() const { return m_groups; }
+  /// Index of the halo group copying `neighbour`, and of the shared group it reads.
+  int halo_group(NeighbourStep neighbour) const { return m_groups.at(GroupRole::halo, neighbour); }
+  int shared_group(NeighbourStep neighbour) const { return m_groups.at(GroupRole::shared, neighbour); }
+  /// Index of the interior group.
+  int interior_group() const { return m_groups.at(GroupRole::interior); }
+  /// Voxels of group g.
+  VoxelRange group(int g) const { return m_groups.range(g); }
+  /// All owned voxels (the shared and interior groups together).
+  VoxelRange owned() const { return {index_t(m_width) * plane_size(), (m_owned_planes + m_width) * plane_size()}; }
 
  private:
   Extents m_global;
   Extents m_local;
   int m_rank = 0;
   int m_ranks = 1;
+  int m_width = 1;
   int m_axis = 2;
   int m_owned_begin = 0;
   int m_owned_planes = 0;
+  GroupTable m_groups;
 };
 
 }  // namespace karman

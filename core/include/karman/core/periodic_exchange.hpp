@@ -1,7 +1,7 @@
 #pragma once
 /// \file periodic_exchange.hpp
-/// A single rank that is periodic along the slab axis is its own lower and upper neighbour:
-/// an exchange is a copy between its shared and halo planes, done by one kernel per transfer
+/// A single rank that is periodic towards its neighbours is its own neighbour on each side:
+/// an exchange is a copy between its shared and halo groups, done by one kernel per transfer
 /// through the field accessor, so it works for every layout.
 
 #include <karman/core/halo_plan.hpp>
@@ -12,7 +12,7 @@
 
 namespace karman {
 
-/// Local copy exchange for one rank periodic along the slab axis.
+/// Local copy exchange for one rank periodic towards every neighbour its plans name.
 template <class FieldType>
 class PeriodicSelfExchanger final : public HaloExchanger<FieldType> {
  public:
@@ -25,9 +25,9 @@ class PeriodicSelfExchanger final : public HaloExchanger<FieldType> {
     for (const auto& send : plan.sends) {
       const HaloTransfer* receive = nullptr;
       for (const auto& r : plan.receives)
-        if (r.side == opposite(send.side) && r.components.begin == send.components.begin) receive = &r;
+        if (r.neighbour == send.neighbour.opposite() && r.components.begin == send.components.begin) receive = &r;
       if (receive == nullptr) throw std::logic_error("karman::PeriodicSelfExchanger: a send has no matching receive");
-      const VoxelRange from = field.groups()[send.group], to = field.groups()[receive->group];
+      const VoxelRange from = field.groups().range(send.group), to = field.groups().range(receive->group);
       if (from.size() != to.size()) throw std::logic_error("karman::PeriodicSelfExchanger: block sizes differ");
       const index_t shift = to.begin - from.begin;
       const int q0 = send.components.begin, q1 = send.components.end;

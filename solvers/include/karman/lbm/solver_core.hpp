@@ -29,29 +29,33 @@
 
 namespace karman::lbm {
 
-/// Halo plans of lattice L for each step kind (which populations cross which slab face).
+/// Halo plans of lattice L on a slab partition for each step kind (which populations cross
+/// which slab face), keyed by the partition's lower and upper neighbours.
 template <class L>
 struct HaloPlans {
   /// AB pull, on the source lattice before each step: post-collision populations leave through
   /// the shared planes into the neighbours' halos.
-  static HaloPlan ab() {
-    return {{{Group::shared_hi, L::towards_upper(), Side::upper}, {Group::shared_lo, L::towards_lower(), Side::lower}},
-            {{Group::halo_lo, L::towards_upper(), Side::lower}, {Group::halo_hi, L::towards_lower(), Side::upper}}};
+  static HaloPlan ab(const SlabPartition& p) {
+    const NeighbourStep lo = p.lower(), hi = p.upper();
+    return {{{p.shared_group(hi), L::towards_upper(), hi}, {p.shared_group(lo), L::towards_lower(), lo}},
+            {{p.halo_group(lo), L::towards_upper(), lo}, {p.halo_group(hi), L::towards_lower(), hi}}};
   }
   /// AA, before an odd step: the even step stored upward-moving populations in their opposite
-  /// (downward) slots, so the downward block of shared_hi goes up, and vice versa.
-  static HaloPlan aa_odd() {
-    return {{{Group::shared_hi, L::towards_lower(), Side::upper}, {Group::shared_lo, L::towards_upper(), Side::lower}},
-            {{Group::halo_lo, L::towards_lower(), Side::lower}, {Group::halo_hi, L::towards_upper(), Side::upper}}};
+  /// (downward) slots, so the downward block of the upper shared plane goes up, and vice versa.
+  static HaloPlan aa_odd(const SlabPartition& p) {
+    const NeighbourStep lo = p.lower(), hi = p.upper();
+    return {{{p.shared_group(hi), L::towards_lower(), hi}, {p.shared_group(lo), L::towards_upper(), lo}},
+            {{p.halo_group(lo), L::towards_lower(), lo}, {p.halo_group(hi), L::towards_upper(), hi}}};
   }
   /// AA, before an even step: what the odd step wrote into the halo returns to its owner.
-  static HaloPlan aa_even() {
-    return {{{Group::halo_lo, L::towards_lower(), Side::lower}, {Group::halo_hi, L::towards_upper(), Side::upper}},
-            {{Group::shared_hi, L::towards_lower(), Side::upper}, {Group::shared_lo, L::towards_upper(), Side::lower}}};
+  static HaloPlan aa_even(const SlabPartition& p) {
+    const NeighbourStep lo = p.lower(), hi = p.upper();
+    return {{{p.halo_group(lo), L::towards_lower(), lo}, {p.halo_group(hi), L::towards_upper(), hi}},
+            {{p.shared_group(hi), L::towards_lower(), hi}, {p.shared_group(lo), L::towards_upper(), lo}}};
   }
   /// The plan exchanged before a step of kind k.
-  static HaloPlan of(StepKind k) {
-    return k == StepKind::ab_pull ? ab() : k == StepKind::aa_odd ? aa_odd() : aa_even();
+  static HaloPlan of(StepKind k, const SlabPartition& p) {
+    return k == StepKind::ab_pull ? ab(p) : k == StepKind::aa_odd ? aa_odd(p) : aa_even(p);
   }
 };
 
@@ -147,7 +151,7 @@ class SolverCore : public FlowSolver {
     const StepKind k = next_step();
     fill_walls(k);
     if (m_exchanger) {
-      m_exchanger->start(m_f[0], HaloPlans<L>::of(k));
+      m_exchanger->start(m_f[0], HaloPlans<L>::of(k, m_part));
       m_exchanger->finish();
     }
     if (k == StepKind::ab_pull) {
@@ -308,7 +312,7 @@ class SolverCore : public FlowSolver {
   PopulationAccess<L, Prec, Layout, MemorySpace, K, Feat> access() const {
     PopulationAccess<L, Prec, Layout, MemorySpace, K, Feat> a{m_f[0], m_pattern == Pattern::ab ? m_f[1] : m_f[0],
                                                               m_flags, m_boundaries, m_part.local()};
-    a.origin[m_part.axis()] = m_part.owned_begin() - 1;
+    a.origin[m_part.axis()] = m_part.owned_begin() - m_part.halo_width();
     return a;
   }
 
@@ -402,11 +406,14 @@ class SolverCore : public FlowSolver {
   /// periodic exchanger also copies: the copies, the kernels and the next step's copies are
   /// ordered by the instance alone, so a step needs no host synchronisation (on CUDA the
   /// instances of m_spaces are other streams, which nothing would order against the copies).
+  /// An MPI exchanger also works on the default instance (solver_dispatch.hpp): its start()
+  /// waits for that instance alone, after whose kernels (or the overlapped step's fences) the
+  /// values to send are complete.
   void step(StepKind k) {
     const execution_space in_order;
     if (m_exchanger) {
       Kokkos::Profiling::pushRegion("karman::halo_start");
-      m_exchanger->start(m_f[0], HaloPlans<L>::of(k));
+      m_exchanger->start(m_f[0], HaloPlans<L>::of(k, m_part));
       Kokkos::Profiling::popRegion();
     }
     if (!m_exchanger || !m_overlap) {
@@ -418,15 +425,15 @@ class SolverCore : public FlowSolver {
       update(k, m_owned_label, m_part.owned(), in_order);
       return;
     }
-    update(k, m_interior_label, m_part.group(Group::interior), m_spaces[0]);
+    update(k, m_interior_label, m_part.group(m_part.interior_group()), m_spaces[0]);
     Kokkos::Profiling::pushRegion("karman::halo_finish");
     m_exchanger->finish();
     // A local periodic exchanger's copies are on the default instance: the shared kernels on
     // m_spaces[1] read what they wrote.
     compat::fence(in_order, "karman::halo_copied");
     Kokkos::Profiling::popRegion();
-    update(k, m_shared_lo_label, m_part.group(Group::shared_lo), m_spaces[1]);
-    update(k, m_shared_hi_label, m_part.group(Group::shared_hi), m_spaces[1]);
+    update(k, m_shared_lo_label, m_part.group(m_part.shared_group(m_part.lower())), m_spaces[1]);
+    update(k, m_shared_hi_label, m_part.group(m_part.shared_group(m_part.upper())), m_spaces[1]);
     compat::fence(m_spaces[1], "karman::shared_done");
     compat::fence(m_spaces[0], "karman::interior_done");
   }

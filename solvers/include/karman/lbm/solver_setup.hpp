@@ -8,6 +8,7 @@
 #include <karman/lbm/collision.hpp>
 #include <karman/lbm/curved_wall.hpp>
 #include <karman/lbm/update_schedule.hpp>
+#include <karman/lbm/variants.hpp>
 
 #include <karman/comm/ranks.hpp>
 
@@ -45,13 +46,14 @@ struct CurvedWall {
   std::function<double(int x, int y, int z, int cx, int cy, int cz)> fraction;
 };
 
-/// The compile-time variant, named at run time (checked against the accepted names).
+/// The compile-time variant, named at run time: each name is checked against the registry
+/// (variants.hpp) when it is set, so an unknown one never reaches the solver factory.
 struct Variant {
-  std::string lattice = "d2q9";      ///< d2q9 | d3q19 | d3q27
-  std::string precision = "double";  ///< float | double | fp16s | fp16c
-  std::string layout = "soa";        ///< aos | soa | csoa | disaggregated
-  std::string collision = "bgk";     ///< bgk | trt | mrt (d2q9, d3q19) | cm (d2q9, d3q27)
-  std::string pattern = "ab";        ///< ab | aa
+  LatticeChoice lattice = "d2q9";        ///< d2q9 | d3q19 | d3q27
+  PrecisionChoice precision = "double";  ///< float | double | fp16s | fp16c
+  LayoutChoice layout = "soa";           ///< aos | soa | csoa | disaggregated
+  CollisionChoice collision = "bgk";     ///< bgk | trt | mrt (d2q9, d3q19) | cm (d2q9, d3q27)
+  PatternChoice pattern = "ab";          ///< ab | aa
 };
 
 /// Voxels the update schedule classifies together when a case does not say: measured on the

@@ -143,6 +143,53 @@ decltype(auto) dispatch(std::string_view name, F&& f) {
   return detail::dispatch_from<List, 0>(List::index_of(name), std::forward<F>(f));
 }
 
+/// One variant of List, named at run time and checked where the name comes in (command line,
+/// configuration, bench options): constructing it from an unknown name throws karman::Error
+/// naming the accepted ones, so a Choice always stands for a type of List and dispatch on it
+/// cannot fail. It converts to its name for messages and output.
+template <class List>
+class Choice {
+ public:
+  Choice(std::string_view name) : m_index(checked_index(name)) {}      // NOLINT: implicit, names come in as strings
+  Choice(const char* name) : Choice(std::string_view(name)) {}         // NOLINT
+  Choice(const std::string& name) : Choice(std::string_view(name)) {}  // NOLINT
+
+  /// Position of the type in List.
+  int index() const { return m_index; }
+  /// The name users type for it.
+  const std::string& name() const {
+    static const std::vector<std::string> names = List::names();
+    return names[std::size_t(m_index)];
+  }
+  operator const std::string&() const { return name(); }  // NOLINT: a choice reads as its name
+  operator std::string_view() const { return name(); }    // NOLINT
+
+  friend bool operator==(const Choice& a, const Choice& b) { return a.m_index == b.m_index; }
+  friend bool operator!=(const Choice& a, const Choice& b) { return a.m_index != b.m_index; }
+  friend bool operator==(const Choice& a, const char* name) { return a.name() == name; }
+  friend bool operator!=(const Choice& a, const char* name) { return a.name() != name; }
+
+ private:
+  static int checked_index(std::string_view name) {
+    require_known<List>(name);
+    return List::index_of(name);
+  }
+  int m_index;
+};
+
+using LatticeChoice = Choice<Lattices>;
+using PrecisionChoice = Choice<Precisions>;
+using LayoutChoice = Choice<Layouts>;
+using CollisionChoice = Choice<Collisions>;
+using PatternChoice = Choice<Patterns>;
+
+/// Calls f(TypeTag<T>{}) for the type T of List that `choice` stands for (a Choice itself, not
+/// a name converted to one: names go through the overload above).
+template <class List, class C, class F, std::enable_if_t<std::is_same_v<C, Choice<List>>, int> = 0>
+decltype(auto) dispatch(const C& choice, F&& f) {
+  return detail::dispatch_from<List, 0>(choice.index(), std::forward<F>(f));
+}
+
 /// Number of populations of the lattice named `name`.
 inline int lattice_populations(std::string_view name) {
   return dispatch<Lattices>(name, [](auto l) { return tag_type<decltype(l)>::Q; });
