@@ -183,7 +183,7 @@ KOKKOS_INLINE_FUNCTION float float16_decode_plus(std::uint16_t h, float offset) 
   } else
 #endif
   {
-    return detail::float16_decode_bits<F>(h) + offset;
+    return float16_decode<F>(h) + offset;
   }
 }
 
