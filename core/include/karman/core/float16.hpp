@@ -18,6 +18,9 @@
 /// instead of about ten integer operations, which made the FP16S kernels instruction-bound);
 /// they round the same way, and NaN words, where hardware may drop the payload, still take the
 /// integer path, so device and host give the same bits for every input.
+/// float16_decode_plus and float16_encode_minus are the conversions of a value shifted by a
+/// float, as kernels store populations (lbm/precision.hpp); on CUDA devices they skip that NaN
+/// test, which the FP32 arithmetic makes redundant there (see each).
 
 #include <Kokkos_Core.hpp>
 
@@ -85,11 +88,12 @@ KOKKOS_INLINE_FUNCTION float float16_decode_bits(std::uint16_t h) {
   static_assert(Tr::bias == 15, "the rebiasing factor below is 2^(127 - 15)");
   const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
   const std::uint32_t fields = std::uint32_t(h & 0x7FFFu) << (23 - m_bits);
-  const float magnitude = detail::bits_float(fields) * 0x1p112f;
   if (Tr::has_inf_nan && fields >= (Tr::max_exponent << 23)) {
     return detail::bits_float(sign | 0x7F800000u | (fields & 0x7FFFFFu));  // infinity, NaN with its payload
   }
-  return detail::bits_float(detail::float_bits(magnitude) | sign);
+  // The sign goes into the float before the product (exact with either sign), so that an
+  // addition after the decode can fuse with it into one multiply-add of the same bits.
+  return detail::bits_float(sign | fields) * 0x1p112f;
 }
 
 }  // namespace detail
@@ -160,6 +164,44 @@ KOKKOS_INLINE_FUNCTION std::uint16_t float16_encode(float x) {
 #endif
   {
     return detail::float16_encode_bits<F>(x);
+  }
+}
+
+/// float16_decode<F>(h) + offset, for a finite offset: how a kernel reads a value stored as its
+/// deviation from `offset`. The same bits as the two steps; a NaN word gives a NaN. On CUDA
+/// devices binary16 skips float16_decode's NaN test: an FP32 addition on an NVIDIA GPU returns
+/// the canonical NaN 0x7FFFFFFF whatever payload its NaN operand carries (so does the hardware
+/// conversion; measured on the H100, docs/performance.md §6.7), so the payload the integer path
+/// keeps is lost in the addition and the sum has the same bits either way. That test was a
+/// third of an FP16S update's instructions. The custom format's decode ends in an exact product,
+/// which the compiler may fuse with the addition (same bits).
+template <Float16Format F>
+KOKKOS_INLINE_FUNCTION float float16_decode_plus(std::uint16_t h, float offset) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (F == Float16Format::ieee) {
+    return __half2float(__ushort_as_half(h)) + offset;
+  } else
+#endif
+  {
+    return float16_decode<F>(h) + offset;
+  }
+}
+
+/// float16_encode<F>(x - offset), for a finite offset: how a kernel stores a value as its
+/// deviation from `offset`. The same bits as the two steps, but for a NaN x on the host and on
+/// HIP, which may keep a NaN payload in the difference. On CUDA devices binary16 skips
+/// float16_encode's NaN test: the difference, an FP32 result, is a NaN only as the canonical
+/// 0x7FFFFFFF there, which the hardware conversion turns into 0x7FFF, the word the integer path
+/// gives it (docs/performance.md §6.7).
+template <Float16Format F>
+KOKKOS_INLINE_FUNCTION std::uint16_t float16_encode_minus(float x, float offset) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (F == Float16Format::ieee) {
+    return __half_as_ushort(__float2half_rn(x - offset));
+  } else
+#endif
+  {
+    return float16_encode<F>(x - offset);
   }
 }
 

@@ -35,6 +35,13 @@ struct Float16Precision {
   static constexpr bool shifted = true;
   KOKKOS_INLINE_FUNCTION static float decode(std::uint16_t s) { return float16_decode<F>(s); }
   KOKKOS_INLINE_FUNCTION static std::uint16_t encode(float x) { return float16_encode<F>(x); }
+  /// decode(s) + offset and encode(x - offset) in one step each (float16.hpp says why).
+  KOKKOS_INLINE_FUNCTION static float decode_plus(std::uint16_t s, float offset) {
+    return float16_decode_plus<F>(s, offset);
+  }
+  KOKKOS_INLINE_FUNCTION static std::uint16_t encode_minus(float x, float offset) {
+    return float16_encode_minus<F>(x, offset);
+  }
 };
 
 /// IEEE binary16 storage, FP32 arithmetic (FluidX3D's FP16S, Lehmann et al. 2022).
@@ -76,7 +83,7 @@ template <class L, class P>
 KOKKOS_INLINE_FUNCTION compute_t<P> decode_population(storage_t<P> s, int q) {
   using Pr = precision_t<P>;
   if constexpr (Pr::shifted) {
-    return Pr::decode(s) + compute_t<P>(L::w(q));
+    return Pr::decode_plus(s, compute_t<P>(L::w(q)));
   } else {
     (void)q;
     return Pr::decode(s);
@@ -91,7 +98,7 @@ template <class L, class P>
 KOKKOS_INLINE_FUNCTION storage_t<P> encode_population(compute_t<P> f, int q) {
   using Pr = precision_t<P>;
   if constexpr (Pr::shifted) {
-    return Pr::encode(f - compute_t<P>(L::w(q)));
+    return Pr::encode_minus(f, compute_t<P>(L::w(q)));
   } else {
     (void)q;
     return Pr::encode(f);
