@@ -2,6 +2,7 @@
 /// \file equilibrium.hpp
 /// Second-order Maxwell-Boltzmann equilibrium (Qian et al. 1992).
 
+#include <karman/core/backend_traits.hpp>
 #include <karman/lbm/lattice.hpp>
 
 namespace karman::lbm {
