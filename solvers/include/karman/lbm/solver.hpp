@@ -49,8 +49,8 @@ class Solver final : public SolverCore<L, Prec, Layout, MemorySpace> {
 
   template <StepKind K>
   void launch(const KernelLabels& label, const VoxelRange& range, const execution_space& space) const {
-    this->schedule().template run<StreamCollideLaunch>(label, range, space, kernel<K, BulkFeatures>(),
-                                                       kernel<K, BoundaryFeatures>());
+    this->schedule().template run<StreamCollideLaunchFor<Prec, K>>(label, range, space, kernel<K, BulkFeatures>(),
+                                                                   kernel<K, BoundaryFeatures>());
   }
 
   /// Only the step kinds of pattern P are compiled: AB pulls, AA alternates odd and even.

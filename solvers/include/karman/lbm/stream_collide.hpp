@@ -42,6 +42,14 @@ using StreamCollideLaunch = Kokkos::LaunchBounds<256, 1>;
 /// Which kind of update a launch performs.
 enum class StepKind { ab_pull, aa_odd, aa_even };
 
+/// Launch bounds of the dense solver's stream-collide kernels of precision P and step kind K:
+/// StreamCollideLaunch, but 4 blocks of 256 threads an SM (64 registers) for the AB update of
+/// 16-bit storage, which is instruction-bound and gains from the occupancy (H100, D3Q19 FP16S
+/// AB: SoA 33.7 -> 34.5 GLUPS, CSoA 29.4 -> 32.4; docs/performance.md §6.10). The AA updates
+/// lose at 64 registers (D3Q27 FP16S AA 19.3 -> 17.8) and keep the default.
+template <class P, StepKind K>
+using StreamCollideLaunchFor = Kokkos::LaunchBounds<256, (sizeof(storage_t<P>) == 2 && K == StepKind::ab_pull) ? 4 : 1>;
+
 /// Compile-time features of a case: flags (walls/inlets; off for fully periodic fluid boxes)
 /// and a body force.
 template <bool Flags, bool Forced>
