@@ -6,8 +6,8 @@
 
 #include <karman/comm/slab_decomposition.hpp>
 #include <karman/core/field.hpp>
-#include <karman/core/halo_plan.hpp>
 #include <karman/core/layouts.hpp>
+#include <karman/core/slab_halo_plan.hpp>
 
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
@@ -56,25 +56,19 @@ using TestField = Field<double, Layout>;
 /// pulled into the neighbour's halo.
 template <class Lattice>
 HaloPlan ab_plan(const SlabPartition& p) {
-  const NeighbourStep lo = p.lower(), hi = p.upper();
-  return {{{p.shared_group(hi), Lattice::towards_upper(), hi}, {p.shared_group(lo), Lattice::towards_lower(), lo}},
-          {{p.halo_group(lo), Lattice::towards_upper(), lo}, {p.halo_group(hi), Lattice::towards_lower(), hi}}};
+  return slab_halo_plan(p, Lattice::towards_upper(), Lattice::towards_lower());
 }
 
 /// AA (one lattice) before an odd step: populations stored swapped, so the crossing ranges flip.
 template <class Lattice>
 HaloPlan aa_odd_plan(const SlabPartition& p) {
-  const NeighbourStep lo = p.lower(), hi = p.upper();
-  return {{{p.shared_group(hi), Lattice::towards_lower(), hi}, {p.shared_group(lo), Lattice::towards_upper(), lo}},
-          {{p.halo_group(lo), Lattice::towards_lower(), lo}, {p.halo_group(hi), Lattice::towards_upper(), hi}}};
+  return slab_halo_plan(p, Lattice::towards_lower(), Lattice::towards_upper());
 }
 
 /// AA before an even step: what the odd step wrote into the halo goes back to its owner.
 template <class Lattice>
 HaloPlan aa_even_plan(const SlabPartition& p) {
-  const NeighbourStep lo = p.lower(), hi = p.upper();
-  return {{{p.halo_group(lo), Lattice::towards_lower(), lo}, {p.halo_group(hi), Lattice::towards_upper(), hi}},
-          {{p.shared_group(hi), Lattice::towards_lower(), hi}, {p.shared_group(lo), Lattice::towards_upper(), lo}}};
+  return reversed(aa_odd_plan<Lattice>(p));
 }
 
 /// A plan of a slab partition (one of the three above), for helpers that build the partition.

@@ -14,6 +14,7 @@
 #include <karman/core/halo_plan.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/partition.hpp>
+#include <karman/core/slab_halo_plan.hpp>
 #include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/pattern.hpp>
 #include <karman/lbm/solver_setup.hpp>
@@ -35,24 +36,12 @@ template <class L>
 struct HaloPlans {
   /// AB pull, on the source lattice before each step: post-collision populations leave through
   /// the shared planes into the neighbours' halos.
-  static HaloPlan ab(const SlabPartition& p) {
-    const NeighbourStep lo = p.lower(), hi = p.upper();
-    return {{{p.shared_group(hi), L::towards_upper(), hi}, {p.shared_group(lo), L::towards_lower(), lo}},
-            {{p.halo_group(lo), L::towards_upper(), lo}, {p.halo_group(hi), L::towards_lower(), hi}}};
-  }
+  static HaloPlan ab(const SlabPartition& p) { return slab_halo_plan(p, L::towards_upper(), L::towards_lower()); }
   /// AA, before an odd step: the even step stored upward-moving populations in their opposite
   /// (downward) slots, so the downward block of the upper shared plane goes up, and vice versa.
-  static HaloPlan aa_odd(const SlabPartition& p) {
-    const NeighbourStep lo = p.lower(), hi = p.upper();
-    return {{{p.shared_group(hi), L::towards_lower(), hi}, {p.shared_group(lo), L::towards_upper(), lo}},
-            {{p.halo_group(lo), L::towards_lower(), lo}, {p.halo_group(hi), L::towards_upper(), hi}}};
-  }
+  static HaloPlan aa_odd(const SlabPartition& p) { return slab_halo_plan(p, L::towards_lower(), L::towards_upper()); }
   /// AA, before an even step: what the odd step wrote into the halo returns to its owner.
-  static HaloPlan aa_even(const SlabPartition& p) {
-    const NeighbourStep lo = p.lower(), hi = p.upper();
-    return {{{p.halo_group(lo), L::towards_lower(), lo}, {p.halo_group(hi), L::towards_upper(), hi}},
-            {{p.shared_group(hi), L::towards_lower(), hi}, {p.shared_group(lo), L::towards_upper(), lo}}};
-  }
+  static HaloPlan aa_even(const SlabPartition& p) { return reversed(aa_odd(p)); }
   /// The plan exchanged before a step of kind k.
   static HaloPlan of(StepKind k, const SlabPartition& p) {
     return k == StepKind::ab_pull ? ab(p) : k == StepKind::aa_odd ? aa_odd(p) : aa_even(p);
