@@ -22,6 +22,22 @@
 #define KARMAN_UNROLL
 #endif
 
+/// Vectorise the next loop across its iterations, which are independent: the x-row loop of a
+/// CPU launch by rows (for_each_row.hpp). GCC and clang refuse such a loop on their own when
+/// they cannot prove that the written lattice does not alias the read one, or that an AA
+/// update's slots of different voxels differ (stream_collide.hpp says why they do).
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__NVCC__)
+#define KARMAN_SIMD
+#elif defined(_OPENMP)
+#define KARMAN_SIMD _Pragma("omp simd")
+#elif defined(__clang__)
+#define KARMAN_SIMD _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define KARMAN_SIMD _Pragma("GCC ivdep")
+#else
+#define KARMAN_SIMD
+#endif
+
 /// A kernel body compiled once per functor on CPU builds. Kokkos' OpenMP launch inlines a
 /// functor into both its serial and its parallel path, and a step launches one functor over
 /// ranges, voxel lists and bit masks (update_schedule.hpp): inlined, each body was optimised
@@ -33,6 +49,18 @@
 #define KARMAN_KERNEL_BODY __attribute__((noinline))
 #else
 #define KARMAN_KERNEL_BODY
+#endif
+
+/// Inline every call in the function's body, recursively (but those marked noinline): the
+/// update a row loop vectorises (for_each_row.hpp) must reach it as one body, or the loop stays
+/// scalar; GCC kept TRT's and MRT's collision, and the D3Q19 Disaggregated AA odd step's load,
+/// out of line on its own, and those loops with them.
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL)
+#define KARMAN_FLATTEN
+#elif defined(__GNUC__)
+#define KARMAN_FLATTEN __attribute__((flatten))
+#else
+#define KARMAN_FLATTEN
 #endif
 
 namespace karman {

@@ -49,6 +49,9 @@ class Neighbours {
     m_d[0][1] = m_d[1][1] = m_d[2][1] = 0;
   }
 
+  /// Index offset of one step c in {-1, 0, 1} along `axis`, wrap included: along y and z the
+  /// same for every voxel of the x-row (RowOffsets).
+  KOKKOS_INLINE_FUNCTION index_t offset(int axis, int c) const { return m_d[axis][c + 1]; }
   /// The voxel whose neighbours these are.
   KOKKOS_INLINE_FUNCTION index_t voxel() const { return m_voxel; }
   /// Linear index of voxel + (cx, cy, cz), each in {-1, 0, 1}; cz is 0 in 2D.
@@ -60,6 +63,41 @@ class Neighbours {
  private:
   index_t m_voxel;
   index_t m_d[3][3];  ///< m_d[axis][c + 1]: index offset of one step c along axis
+};
+
+/// The steps along y and z of the voxels of one x-row of a local box, resolved once for the
+/// row: a CPU launch by rows (for_each_row.hpp) then reaches every voxel strictly inside the
+/// row with additions of row constants, which the compiler turns into contiguous vector loads
+/// across x. The voxels at x = 0 and nx - 1 wrap along x and take Neighbours.
+template <int Dim>
+struct RowOffsets {
+  index_t d[2][3];  ///< d[axis - 1][c + 1]: offset of one step c along y (axis 1) and z (axis 2)
+
+  /// The offsets of the row holding voxel `voxel` of `local`.
+  KOKKOS_INLINE_FUNCTION RowOffsets(index_t voxel, const Extents& local) {
+    const Neighbours<Dim> n(voxel, local);
+    for (int axis = 1; axis < 3; ++axis)
+      for (int c = -1; c <= 1; ++c) d[axis - 1][c + 1] = n.offset(axis, c);
+  }
+};
+
+/// The neighbours of a voxel strictly inside its x-row (0 < x < nx - 1), where no step along x
+/// wraps: Neighbours' answers without its per-voxel division and selects.
+template <int Dim>
+class InRowNeighbours {
+ public:
+  KOKKOS_INLINE_FUNCTION InRowNeighbours(index_t voxel, const RowOffsets<Dim>& row) : m_voxel(voxel), m_row(row) {}
+
+  /// The voxel whose neighbours these are.
+  KOKKOS_INLINE_FUNCTION index_t voxel() const { return m_voxel; }
+  /// Linear index of voxel + (cx, cy, cz), each in {-1, 0, 1}; cz is 0 in 2D.
+  KOKKOS_INLINE_FUNCTION index_t at(int cx, int cy, int cz = 0) const {
+    return m_voxel + cx + m_row.d[0][cy + 1] + m_row.d[1][cz + 1];
+  }
+
+ private:
+  index_t m_voxel;
+  const RowOffsets<Dim>& m_row;
 };
 
 }  // namespace karman

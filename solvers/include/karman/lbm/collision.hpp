@@ -3,6 +3,8 @@
 /// Collision operators with the Guo body force (Guo, Zheng, Shi 2002), applied in registers
 /// by the fused kernel. Each is a tag with a static collide(); the kernel is a template on it.
 /// A tag's `defined_for<L>` says on which lattices it exists; only those are compiled.
+/// collide() is always inlined: a CPU row loop vectorises only an update that is one body
+/// (for_each_row.hpp), and GCC kept MRT's out of line even under `flatten`.
 
 #include <karman/core/backend_traits.hpp>
 #include <karman/lbm/equilibrium.hpp>
@@ -55,8 +57,8 @@ struct BGK {
 
   /// Relaxes f in place towards the equilibrium of (rho, u).
   template <class L, class T, bool Forced>
-  KOKKOS_INLINE_FUNCTION static void collide(T (&f)[L::Q], T rho, const T u[3], const T force[3],
-                                             const CollisionRates<T>& rates) {
+  KOKKOS_FORCEINLINE_FUNCTION static void collide(T (&f)[L::Q], T rho, const T u[3], const T force[3],
+                                                  const CollisionRates<T>& rates) {
     const T omega = rates.omega;
     KARMAN_UNROLL
     for (int i = 0; i < L::Q; ++i) {
@@ -84,8 +86,8 @@ struct TRT {
 
   /// Relaxes f in place; pairs (i, opposite(i)) are handled together.
   template <class L, class T, bool Forced>
-  KOKKOS_INLINE_FUNCTION static void collide(T (&f)[L::Q], T rho, const T u[3], const T force[3],
-                                             const CollisionRates<T>& rates) {
+  KOKKOS_FORCEINLINE_FUNCTION static void collide(T (&f)[L::Q], T rho, const T u[3], const T force[3],
+                                                  const CollisionRates<T>& rates) {
     const T omega_plus = rates.omega, omega_minus = rates.omega_minus;
     T post[L::Q];
     KARMAN_UNROLL
@@ -162,8 +164,8 @@ struct MRT {
 
   /// Relaxes f in place.
   template <class L, class T, bool Forced>
-  KOKKOS_INLINE_FUNCTION static void collide(T (&f)[L::Q], T rho, const T u[3], const T force[3],
-                                             const CollisionRates<T>& rates) {
+  KOKKOS_FORCEINLINE_FUNCTION static void collide(T (&f)[L::Q], T rho, const T u[3], const T force[3],
+                                                  const CollisionRates<T>& rates) {
     using M = RawMoments<L>;
     T g[L::Q];
     KARMAN_UNROLL
@@ -202,8 +204,8 @@ struct CM {
 
   /// Relaxes f in place.
   template <class L, class T, bool Forced>
-  KOKKOS_INLINE_FUNCTION static void collide(T (&f)[L::Q], T rho, const T u[3], const T force[3],
-                                             const CollisionRates<T>& rates) {
+  KOKKOS_FORCEINLINE_FUNCTION static void collide(T (&f)[L::Q], T rho, const T u[3], const T force[3],
+                                                  const CollisionRates<T>& rates) {
     using K = CentralMoments<L>;
     T half_source[L::Q];
     if constexpr (Forced) {

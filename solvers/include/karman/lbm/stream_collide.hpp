@@ -146,8 +146,10 @@ struct PopulationAccess {
     return T(6) * T(L::w(i)) * (T(L::c(i, 0)) * T(b.u[0]) + T(L::c(i, 1)) * T(b.u[1]) + T(L::c(i, 2)) * T(b.u[2]));
   }
 
-  /// Populations entering voxel v's collision, boundaries applied; `p` = plane_spans(v).
-  KOKKOS_INLINE_FUNCTION void load(index_t v, flag_t fl, const N& s, const PlaneSpans& p, T (&f)[L::Q]) const {
+  /// Populations entering voxel v's collision, boundaries applied; `s` = v's neighbours (an N,
+  /// or InRowNeighbours inside a row), `p` = plane_spans(v).
+  template <class S>
+  KOKKOS_INLINE_FUNCTION void load(index_t v, flag_t fl, const S& s, const PlaneSpans& p, T (&f)[L::Q]) const {
     KARMAN_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       const int up = -L::c(i, L::slab_axis);  // plane of x - c_i
@@ -183,8 +185,9 @@ struct PopulationAccess {
     }
   }
 
-  /// Writes voxel v's post-collision populations; `p` = plane_spans(v).
-  KOKKOS_INLINE_FUNCTION void store(index_t v, const N& s, const PlaneSpans& p, const T (&f)[L::Q]) const {
+  /// Writes voxel v's post-collision populations; `s` and `p` as for load().
+  template <class S>
+  KOKKOS_INLINE_FUNCTION void store(index_t v, const S& s, const PlaneSpans& p, const T (&f)[L::Q]) const {
     KARMAN_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       if constexpr (Kind == StepKind::ab_pull) {
@@ -236,22 +239,44 @@ KOKKOS_INLINE_FUNCTION void moments(const T (&f)[L::Q], const T force[3], T& rho
 }
 
 /// The fused update of one voxel: load (stream + boundaries), moments, collide, store.
+///
+/// On the dense box it also runs by x-rows on CPUs (for_each_row.hpp): a row resolves its
+/// stencil offsets and plane spans once, and the voxels inside it run the same update inlined
+/// into a loop vectorised across x. Every slot is read and written by one voxel within a step
+/// (see StepKind), so the iterations of that loop are independent, AA's in-place ones too.
 template <class L, class P, class Layout, class MemorySpace, class Collision, StepKind Kind, class Feat,
           class N = Neighbours<L::D>>
 struct StreamCollide {
   using T = compute_t<P>;
-  PopulationAccess<L, P, Layout, MemorySpace, Kind, Feat, N> access;
+  using access_type = PopulationAccess<L, P, Layout, MemorySpace, Kind, Feat, N>;
+  access_type access;
   CollisionRates<T> rates;
   T force[3] = {0, 0, 0};
 
-  KARMAN_KERNEL_BODY void operator()(index_t v) const {
+  /// What the voxels of one x-row share.
+  struct Row {
+    RowOffsets<L::D> offsets;
+    typename access_type::PlaneSpans planes;
+  };
+  static constexpr bool by_rows = std::is_same_v<N, Neighbours<L::D>>;
+  int row_length() const { return access.topology.nx; }
+  Row row(index_t first) const { return {RowOffsets<L::D>(first, access.topology), access.plane_spans(first)}; }
+
+  /// The update of voxel v.
+  KARMAN_KERNEL_BODY void operator()(index_t v) const { update(v, N(v, access.topology), access.plane_spans(v)); }
+  /// The update of voxel v strictly inside its x-row `r`.
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t v, const Row& r) const {
+    update(v, InRowNeighbours<L::D>(v, r.offsets), r.planes);
+  }
+
+ private:
+  template <class S>
+  KOKKOS_FORCEINLINE_FUNCTION void update(index_t v, const S& s, const typename access_type::PlaneSpans& planes) const {
     flag_t fl = 0;
     if constexpr (Feat::flags) {
       fl = access.flags(v);
       if (flags::kind(fl) == CellKind::solid) return;
     }
-    const N s(v, access.topology);
-    const auto planes = access.plane_spans(v);
     T f[L::Q];
     access.load(v, fl, s, planes, f);
     T rho, u[3];

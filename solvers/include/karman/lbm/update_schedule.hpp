@@ -20,6 +20,7 @@
 
 #include <karman/core/error.hpp>
 #include <karman/core/for_each.hpp>
+#include <karman/core/for_each_row.hpp>
 #include <karman/core/voxel_list.hpp>
 #include <karman/core/voxel_mask.hpp>
 #include <karman/lbm/cell_flags.hpp>
@@ -89,16 +90,17 @@ class UpdateSchedule {
   /// voxel (named label.whole); fused, `boundary` does (label.boundary).
   /// Both kernels go to one instance: running the boundary kernel on a second one beside the
   /// bulk was measured no faster on the H100 (docs/performance.md §5) and cost two fences a step.
+  /// Ranges and the bulk mask run by x-rows on CPUs (for_each_row.hpp), the boundary list per voxel.
   template <class... Properties, class ExecutionSpace, class Bulk, class Boundary>
   void run(const KernelLabels& label, const VoxelRange& range, const ExecutionSpace& space, const Bulk& bulk,
            const Boundary& boundary) const {
     if (!m_classified) {
-      for_each<Properties...>(label.whole, range, space, bulk);
+      for_each_row<Properties...>(label.whole, range, space, bulk);
     } else if (m_mode == Schedule::fused) {
-      for_each<Properties...>(label.boundary, range, space, boundary);
+      for_each_row<Properties...>(label.boundary, range, space, boundary);
     } else {
       for_each<Properties...>(label.boundary, m_boundary, range, space, boundary);
-      for_each<Properties...>(label.bulk, range, m_bulk, space, bulk);
+      for_each_row<Properties...>(label.bulk, range, m_bulk, space, bulk);
     }
   }
 

@@ -1,0 +1,151 @@
+// The CPU launch by x-rows (for_each_row.hpp) visits every voxel of a range (or of a mask in
+// it) exactly once, takes the row path for the voxels strictly inside a row on host backends
+// only, and gives them the neighbours Neighbours gives; ranges that are not whole rows, and
+// functors that do not run by rows, go per voxel.
+#include <karman/core/backend_traits.hpp>
+#include <karman/core/for_each_row.hpp>
+#include <karman/core/neighbours.hpp>
+#include <karman/core/partition.hpp>
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace {
+
+using namespace karman;
+using Space = Kokkos::DefaultExecutionSpace;
+
+constexpr int general_path = 1;
+constexpr int row_path = 2;
+
+/// Counts visits per voxel, records the path that visited, and counts neighbours that differ
+/// from Neighbours' answer.
+template <int Dim, bool ByRows>
+struct RecordVisits {
+  static constexpr bool by_rows = ByRows;
+  using Row = RowOffsets<Dim>;
+  Extents local;
+  Kokkos::View<int*> visits, path;
+  Kokkos::View<int> wrong_neighbours;
+
+  int row_length() const { return local.nx; }
+  Row row(index_t first) const { return Row(first, local); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const { visit(v, general_path, Neighbours<Dim>(v, local)); }
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v, const Row& r) const {
+    visit(v, row_path, InRowNeighbours<Dim>(v, r));
+  }
+
+  template <class N>
+  KOKKOS_INLINE_FUNCTION void visit(index_t v, int which, const N& n) const {
+    Kokkos::atomic_add(&visits(v), 1);
+    path(v) = which;
+    const Neighbours<Dim> expected(v, local);
+    for (int cz = Dim == 3 ? -1 : 0; cz <= (Dim == 3 ? 1 : 0); ++cz)
+      for (int cy = -1; cy <= 1; ++cy)
+        for (int cx = -1; cx <= 1; ++cx)
+          if (n.at(cx, cy, cz) != expected.at(cx, cy, cz)) Kokkos::atomic_add(&wrong_neighbours(), 1);
+  }
+};
+
+struct Visited {
+  std::vector<int> visits, path;
+  int wrong_neighbours = 0;
+};
+
+/// Runs for_each_row over `range` (of the mask `members` when given) of `part`'s local box.
+template <int Dim, bool ByRows = true>
+Visited run(const SlabPartition& part, const VoxelRange& range, const std::vector<bool>* members = nullptr) {
+  const Extents local = part.local();
+  RecordVisits<Dim, ByRows> f{local, Kokkos::View<int*>("visits", local.size()),
+                              Kokkos::View<int*>("path", local.size()), Kokkos::View<int>("wrong")};
+  if (members) {
+    for_each_row("rows", range, VoxelMask<Space::memory_space>("mask", *members), Space(), f);
+  } else {
+    for_each_row("rows", range, Space(), f);
+  }
+  Visited out{std::vector<int>(std::size_t(local.size())), std::vector<int>(std::size_t(local.size())), 0};
+  Kokkos::deep_copy(Kokkos::View<int*, Kokkos::HostSpace>(out.visits.data(), out.visits.size()), f.visits);
+  Kokkos::deep_copy(Kokkos::View<int*, Kokkos::HostSpace>(out.path.data(), out.path.size()), f.path);
+  Kokkos::deep_copy(Kokkos::View<int, Kokkos::HostSpace>(&out.wrong_neighbours), f.wrong_neighbours);
+  return out;
+}
+
+/// The path a voxel at x of a row of nx voxels must take.
+int expected_path(int x, int nx) {
+  const bool inside = x > 0 && x < nx - 1;
+  return inside && !BackendTraits<Space>::is_gpu ? row_path : general_path;
+}
+
+TEST(ForEachRow, VisitsEveryVoxelOnceInsideRowsByTheRowPath) {
+  for (const Extents box : {Extents{9, 4, 6}, Extents{1, 3, 4}, Extents{2, 2, 4}, Extents{3, 5, 4}}) {
+    const SlabPartition part(box, 0, 2);
+    const Extents local = part.local();
+    const VoxelRange owned = part.owned();
+    const Visited got = run<3>(part, owned);
+    EXPECT_EQ(got.wrong_neighbours, 0);
+    for (index_t v = 0; v < local.size(); ++v) {
+      const bool in = v >= owned.begin && v < owned.end;
+      ASSERT_EQ(got.visits[std::size_t(v)], in ? 1 : 0) << "voxel " << v << " of " << local.nx << "x" << local.ny;
+      if (in) {
+        ASSERT_EQ(got.path[std::size_t(v)], expected_path(int(v % local.nx), local.nx)) << "voxel " << v;
+      }
+    }
+  }
+}
+
+TEST(ForEachRow, TwoDimensionalRows) {
+  const SlabPartition part(Extents{7, 6, 1});
+  const Extents local = part.local();
+  const Visited got = run<2>(part, part.owned());
+  EXPECT_EQ(got.wrong_neighbours, 0);
+  for (index_t v = part.owned().begin; v < part.owned().end; ++v) {
+    ASSERT_EQ(got.visits[std::size_t(v)], 1);
+    ASSERT_EQ(got.path[std::size_t(v)], expected_path(int(v % local.nx), local.nx));
+  }
+}
+
+TEST(ForEachRow, MaskedRowsVisitTheMembersOnly) {
+  const SlabPartition part(Extents{12, 3, 4});
+  const Extents local = part.local();
+  std::vector<bool> members(std::size_t(local.size()));
+  // Runs of members broken at varied places: row ends, single voxels, whole rows.
+  for (index_t v = 0; v < local.size(); ++v) members[std::size_t(v)] = v % 7 != 3 && v % 11 != 0;
+  const Visited got = run<3>(part, part.owned(), &members);
+  EXPECT_EQ(got.wrong_neighbours, 0);
+  for (index_t v = 0; v < local.size(); ++v) {
+    const bool in = v >= part.owned().begin && v < part.owned().end && members[std::size_t(v)];
+    ASSERT_EQ(got.visits[std::size_t(v)], in ? 1 : 0) << "voxel " << v;
+    if (in) {
+      ASSERT_EQ(got.path[std::size_t(v)], expected_path(int(v % local.nx), local.nx)) << "voxel " << v;
+    }
+  }
+}
+
+TEST(ForEachRow, PartialRowsAndOtherFunctorsRunPerVoxel) {
+  const SlabPartition part(Extents{6, 3, 4});
+  const VoxelRange owned = part.owned();
+  const VoxelRange partial{owned.begin + 2, owned.end - 1};
+  const Visited got = run<3>(part, partial);
+  for (index_t v = 0; v < part.local().size(); ++v) {
+    const bool in = v >= partial.begin && v < partial.end;
+    ASSERT_EQ(got.visits[std::size_t(v)], in ? 1 : 0) << "voxel " << v;
+    if (in) {
+      ASSERT_EQ(got.path[std::size_t(v)], general_path) << "voxel " << v;
+    }
+  }
+  const Visited whole = run<3, false>(part, owned);
+  for (index_t v = owned.begin; v < owned.end; ++v) {
+    ASSERT_EQ(whole.visits[std::size_t(v)], 1) << "voxel " << v;
+    ASSERT_EQ(whole.path[std::size_t(v)], general_path) << "voxel " << v;
+  }
+}
+
+TEST(ForEachRow, RefusesARangeOutsideTheMask) {
+  const SlabPartition part(Extents{4, 2, 4});
+  const std::vector<bool> members(std::size_t(part.owned().end - 4), true);
+  EXPECT_THROW(run<3>(part, part.owned(), &members), Error);
+}
+
+}  // namespace
