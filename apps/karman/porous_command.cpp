@@ -8,6 +8,7 @@
 #include "case_runner.hpp"
 #include "run_options.hpp"
 
+#include <karman/core/backend_traits.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/geometry/raw_image.hpp>
 #include <karman/core/geometry/sphere_pack.hpp>
@@ -16,6 +17,7 @@
 #include <karman/io/output_directory.hpp>
 #include <karman/io/voxel_image_file.hpp>
 #include <karman/lbm/cases/porous.hpp>
+#include <karman/lbm/sparse_memory.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
 
 #include <chrono>
@@ -23,6 +25,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace karman::app {
@@ -68,6 +71,8 @@ struct PorousOptions {
   bool overwrite = false;
   bool no_fields = false;
   bool quiet = false;
+  bool estimate_memory = false;  ///< print the memory estimate and stop
+  double memory_limit = 0;       ///< bytes the run may take; 0: what the device (host) offers
 };
 
 /// The sample described by the options, read or generated; throws karman::Error for bad input.
@@ -190,18 +195,63 @@ BoxFields scatter_to_box(lbm::SparseFlowSolver& solver, const geometry::VoxelIma
   return f;
 }
 
+/// True when the solver's memory space is not the host's (a GPU).
+constexpr bool device_memory = !std::is_same_v<Kokkos::DefaultExecutionSpace::memory_space, Kokkos::HostSpace>;
+
+/// Bytes the run may take in the memory that holds the solver, and where that figure comes from.
+struct MemoryBudget {
+  double bytes = 0;  ///< 0: unknown (then nothing is refused)
+  std::string source;
+};
+
+MemoryBudget memory_budget(const PorousOptions& o) {
+  if (o.memory_limit > 0) return {o.memory_limit, "--memory-limit"};
+  if (device_memory) return {backend_info().device_memory_gib * 1073741824.0, "device memory"};
+  return {available_host_bytes(), "available host memory (MemAvailable)"};
+}
+
+/// The run's memory in the space that holds the solver: on a GPU the device's peak; on a CPU
+/// backend, where the device is the host, that plus the host tables of the construction and the
+/// box-sized fields written at the end.
+struct MemoryNeed {
+  lbm::SparseMemoryEstimate estimate;
+  double output_bytes = 0;  ///< density, velocity and solid marker of every voxel of the box, on the host
+  double host_bytes = 0;    ///< estimate.host_bytes + output_bytes
+  double total = 0;         ///< what is compared with the budget
+};
+
+MemoryNeed memory_need(const lbm::SolverSetup& setup, bool no_fields) {
+  MemoryNeed m;
+  m.estimate = lbm::estimate_sparse_memory(setup);
+  m.output_bytes = no_fields ? 0.0 : 5.0 * sizeof(double) * double(setup.global.size());
+  m.host_bytes = double(m.estimate.host_bytes) + m.output_bytes;
+  m.total = double(m.estimate.peak_bytes()) + (device_memory ? 0.0 : m.host_bytes);
+  return m;
+}
+
 /// Runs the case; returns the exit code.
 int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
   const auto t_setup = clock::now();
   const std::filesystem::path dir = o.output;
   // Everything that can fail on bad input, before anything is allocated or written.
   if (ranks.size() > 1) throw Error("karman porous runs on one rank (the block-sparse grid is not decomposed yet)");
-  if (o.steps == 0 && o.until_steady == 0) throw Error("karman porous: give --steps S or --until-steady TOL");
+  if (o.steps == 0 && o.until_steady == 0 && !o.estimate_memory) {
+    throw Error("karman porous: give --steps S or --until-steady TOL (or --estimate-memory)");
+  }
+  const MemoryBudget budget = memory_budget(o);
+  // A generated sample's image takes a byte a voxel, twice (the image and the solver's
+  // classification of it), before the solver's own estimate can be made: refused first.
+  if (o.geometry.empty() && budget.bytes > 0 && 2.0 * std::pow(double(o.n), 3) > budget.bytes) {
+    throw Error("karman porous: --n " + std::to_string(o.n) + " makes a sample image of about " +
+                readable_bytes(2.0 * std::pow(double(o.n), 3)) +
+                " (2 bytes a voxel) before the solver, more than the " + readable_bytes(budget.bytes) + " of " +
+                budget.source + "; use a smaller --n");
+  }
   std::error_code ec;
   if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
     throw Error("karman porous: --output '" + dir.string() + "' exists and is not a directory");
   }
-  if (!o.overwrite) {
+  if (!o.overwrite && !o.estimate_memory) {
     std::string earlier;
     for (const auto& name : io::earlier_run_files(dir)) earlier += (earlier.empty() ? "" : ", ") + name;
     if (!earlier.empty()) {
@@ -235,6 +285,31 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
   }
   const lbm::SolverSetup setup = lbm::cases::porous_setup(sample.image, flow, o.variant);
   const auto grouping = o.grouping == "bitmask" ? BlockGrouping::bitmask : BlockGrouping::memory;
+
+  // The memory of the run from the blocks the sample fills, before the solver allocates any.
+  const MemoryNeed need = memory_need(setup, o.no_fields);
+  const lbm::SparseMemoryEstimate& est = need.estimate;
+  std::printf(
+      "karman porous: memory estimate %s: %lld blocks, populations %s + flags %s + grid %s = %s (%.0f bytes per "
+      "fluid voxel), peak %s%s%s; %s available (%s)\n",
+      readable_bytes(need.total).c_str(), static_cast<long long>(est.blocks),
+      readable_bytes(double(est.population_bytes)).c_str(), readable_bytes(double(est.flag_bytes)).c_str(),
+      readable_bytes(double(est.grid_bytes)).c_str(), readable_bytes(double(est.persistent_bytes())).c_str(),
+      est.bytes_per_fluid_voxel(), readable_bytes(double(est.peak_bytes())).c_str(), device_memory ? "" : " + host ",
+      device_memory ? "" : readable_bytes(need.host_bytes).c_str(),
+      budget.bytes > 0 ? readable_bytes(budget.bytes).c_str() : "unknown", budget.source.c_str());
+  std::fflush(stdout);
+  if (budget.bytes > 0 && need.total > budget.bytes) {
+    throw Error("karman porous: the run needs about " + readable_bytes(need.total) + " of " +
+                (device_memory ? "device" : "host") + " memory (" + std::to_string(est.blocks) +
+                " blocks: populations " + readable_bytes(double(est.population_bytes)) + ", flags " +
+                readable_bytes(double(est.flag_bytes)) + ", grid " + readable_bytes(double(est.grid_bytes)) +
+                ", transient " + readable_bytes(double(est.peak_bytes() - est.persistent_bytes())) +
+                (device_memory ? "" : ", host tables and output " + readable_bytes(need.host_bytes)) +
+                "), more than the " + readable_bytes(budget.bytes) + " of " + budget.source +
+                "; use --precision float, --pattern aa, --no-fields or a smaller sample");
+  }
+  if (o.estimate_memory) return 0;
 
   auto solver = lbm::make_sparse_solver(setup, grouping);
   if (o.overwrite) io::remove_earlier_run_files(dir);
@@ -371,6 +446,19 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
   summary["mlups"] = mlups;
   summary["wall_seconds"] = run_seconds;
   summary["setup_seconds"] = std::chrono::duration<double>(t_run - t_setup).count();
+  summary["memory"] = {{"bytes_total", need.total},
+                       {"bytes_per_fluid_voxel", est.bytes_per_fluid_voxel()},
+                       {"persistent_bytes", est.persistent_bytes()},
+                       {"peak_bytes", est.peak_bytes()},
+                       {"population_bytes", est.population_bytes},
+                       {"flag_bytes", est.flag_bytes},
+                       {"grid_bytes", est.grid_bytes},
+                       {"initial_state_bytes", est.initial_state_bytes},
+                       {"moments_bytes", est.moments_bytes},
+                       {"host_bytes", need.host_bytes},
+                       {"space", device_memory ? "device" : "host"},
+                       {"available_bytes", budget.bytes},
+                       {"available_source", budget.source}};
   summary["grid"] = {{"blocks", solver->block_count()},
                      {"boundary_blocks", solver->boundary_block_count()},
                      {"stored_voxels", solver->voxel_count()},
@@ -504,6 +592,12 @@ void add_porous_command(CLI::App& app, const comm::Ranks& ranks, int& exit_code)
   cmd->add_flag("--overwrite", o->overwrite, "Replace an earlier run's files in the output directory");
   cmd->add_flag("--no-fields", o->no_fields, "Write no HDF5 fields (summary.json only)");
   cmd->add_flag("--quiet", o->quiet, "No progress lines");
+  cmd->add_flag("--estimate-memory", o->estimate_memory,
+                "Print the memory the run would take (and whether it fits), then stop: nothing allocated or written");
+  cmd->add_option("--memory-limit", o->memory_limit,
+                  "Refuse a run whose memory estimate exceeds this many bytes (default: the device's memory, or "
+                  "the host's available memory on CPU backends)")
+      ->check(positive_finite());
   cmd->footer(
       "Examples:\n"
       "  karman porous --n 64 --porosity 0.4 --seed 7 --until-steady 1e-6 --output pack\n"

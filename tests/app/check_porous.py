@@ -42,6 +42,14 @@ def check_summary(out, label, extra=()):
     for key in ("blocks", "boundary_blocks", "fluid_voxels", "population_bytes_per_fluid_voxel"):
         if key not in s.get("grid", {}):
             failures.append(f"{label}: summary.json grid lacks {key}")
+    # The memory estimate made before allocation: its populations are what the solver allocated.
+    memory = s.get("memory", {})
+    for key in ("bytes_total", "bytes_per_fluid_voxel", "persistent_bytes", "population_bytes"):
+        if not isinstance(memory.get(key), (int, float)) or not memory[key] > 0:
+            failures.append(f"{label}: summary.json memory {key} = {memory.get(key)!r}")
+    if memory.get("population_bytes") != s.get("grid", {}).get("population_bytes"):
+        failures.append(f"{label}: estimated population bytes {memory.get('population_bytes')} != allocated "
+                        f"{s.get('grid', {}).get('population_bytes')}")
     if s.get("permeability_lattice", 0) <= 0:
         failures.append(f"{label}: permeability {s.get('permeability_lattice')} is not positive")
     # U_s is the fluid mean scaled by the porosity (solid voxels count zero).
@@ -180,6 +188,9 @@ with tempfile.TemporaryDirectory() as tmp:
         (["--drive", "pressure", "--force", "0.01"], "--force 0.01 over 64 voxels means --delta-rho 1.89, out of range (0, 0.1]"),
         (["--delta-rho", "0.001"], "--delta-rho 0.001 needs --drive pressure"),
         (["--drive", "wind"], "wind"),
+        (["--memory-limit", "1e6"], "more than the 1 MB of --memory-limit"),
+        (["--memory-limit", "0"], "--memory-limit: 0 out of range"),
+        (["--n", "4096", "--memory-limit", "1e9"], "--n 4096 makes a sample image of about 137 GB"),
     ]
     if shutil.which("h5import"):
         bad += [(["--geometry", h5, "--dataset", "/image"], "no dataset of that name"),
@@ -195,6 +206,13 @@ with tempfile.TemporaryDirectory() as tmp:
         if os.path.exists(out):
             failures.append(f"{' '.join(args)}: wrote {out} although refused")
             shutil.rmtree(out)
+
+    # --estimate-memory prints the estimate and stops: exit 0, nothing written.
+    out = os.path.join(tmp, "estimate")
+    run(["porous", "--n", "32", "--porosity", "0.5", "--estimate-memory", "--output", out],
+        must_contain=["memory estimate", "bytes per fluid voxel", "available"])
+    if os.path.exists(out):
+        failures.append(f"--estimate-memory wrote {out}")
 
     # An earlier run's files are kept unless --overwrite.
     out = os.path.join(tmp, "sc")
