@@ -309,6 +309,13 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
                 "), more than the " + readable_bytes(budget.bytes) + " of " + budget.source +
                 "; use --precision float, --pattern aa, --no-fields or a smaller sample");
   }
+  // On a GPU the host holds the construction's tables and the output fields beside it.
+  const double host_available = device_memory ? available_host_bytes() : 0.0;
+  if (device_memory && host_available > 0 && need.host_bytes > host_available) {
+    throw Error("karman porous: the run needs about " + readable_bytes(need.host_bytes) +
+                " of host memory (the construction's host tables and the output fields), more than the " +
+                readable_bytes(host_available) + " available; use --no-fields or a smaller sample");
+  }
   if (o.estimate_memory) return 0;
 
   auto solver = lbm::make_sparse_solver(setup, grouping);
