@@ -123,7 +123,7 @@ inline SparseBenchOptions resolved(SparseBenchOptions o) {
     throw Error("karman bench --grid sparse: --warmup " + std::to_string(o.warmup) + " must be even");
   }
   if (o.radius == 0) o.radius = std::max(2.0, o.n / 16.0);
-  if (o.period == 0) o.period = o.n / 4;
+  if (o.period == 0) o.period = std::max(4, o.n / 4);
   if (o.period < 4 || o.n % o.period != 0) {
     throw Error("karman bench --grid sparse: array cell " + std::to_string(o.period) + " must divide --n " +
                 std::to_string(o.n) + " and be at least 4");
