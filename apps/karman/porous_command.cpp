@@ -19,6 +19,7 @@
 #include <karman/lbm/cases/porous.hpp>
 #include <karman/lbm/sparse_memory.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
+#include <karman/lbm/variants.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -284,6 +285,14 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
     }
   }
   const lbm::SolverSetup setup = lbm::cases::porous_setup(sample.image, flow, o.variant);
+  // 16- and 32-bit storage resolve rho ~ 1 to 1e-3 and 1e-7: a density difference near that many units
+  // of the last place turns the measured gradient and k into rounding (docs/validation.md).
+  if (pressure && lbm::precision_bytes(o.variant.precision.name()) < 8 && flow.delta_rho < 1e-3) {
+    std::fprintf(stderr,
+                 "karman: warning: --delta-rho %g in %s storage is close to its rounding of rho ~ 1; give "
+                 "--delta-rho 1e-3 or more\n",
+                 flow.delta_rho, o.variant.precision.name().c_str());
+  }
   const auto grouping = o.grouping == "bitmask" ? BlockGrouping::bitmask : BlockGrouping::memory;
 
   // The memory of the run from the blocks the sample fills, before the solver allocates any.
