@@ -2,6 +2,8 @@
 // voxels, counted on the host, times what SparseSolverCore and BlockSparseGrid allocate per
 // block and per voxel.
 #include <karman/core/block_shape.hpp>
+#include <karman/core/field.hpp>
+#include <karman/core/layouts.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/sparse_flow_solver.hpp>
 #include <karman/lbm/sparse_memory.hpp>
@@ -12,6 +14,28 @@
 
 namespace karman::lbm {
 namespace {
+
+/// The layout a registry layout means on a grid of `BlockVoxels`-voxel blocks (SparseLayout in
+/// sparse_solver.hpp: CSoA is chunked by the block).
+template <class Layout, int BlockVoxels>
+struct OnBlocks {
+  using type = Layout;
+};
+template <int Alpha, int BlockVoxels>
+struct OnBlocks<CSoA<Alpha>, BlockVoxels> {
+  using type = CSoA<BlockVoxels>;
+};
+
+/// Values one lattice of `q` populations holds on `voxels` voxels in the named layout: its
+/// mapping's size, padding included (SoA pads each population's stride).
+template <int BlockVoxels>
+std::size_t lattice_values(const std::string& layout, index_t voxels, int q) {
+  return dispatch<Layouts>(layout, [&](auto l) {
+    using Layout = typename OnBlocks<tag_type<decltype(l)>, BlockVoxels>::type;
+    return Field<float, Layout, Kokkos::HostSpace>::required_allocation_size(GroupTable::single(voxels), q) /
+           sizeof(float);
+  });
+}
 
 template <int Dim>
 SparseMemoryEstimate estimate(const SolverSetup& setup) {
@@ -36,7 +60,9 @@ SparseMemoryEstimate estimate(const SolverSetup& setup) {
   m.voxels = m.blocks * Shape::voxels;
   const auto n = std::size_t(m.blocks), v = std::size_t(m.voxels);
   const std::size_t lattices = setup.variant.pattern.name() == "aa" ? 1 : 2;
-  m.population_bytes = lattices * v * std::size_t(lattice_populations(setup.variant.lattice.name())) *
+  m.population_bytes = lattices *
+                       lattice_values<Shape::voxels>(setup.variant.layout.name(), m.voxels,
+                                                     lattice_populations(setup.variant.lattice.name())) *
                        std::size_t(precision_bytes(setup.variant.precision.name()));
   m.flag_bytes = v * sizeof(flag_t);
   // BlockSparseGrid's device tables: a row of 3^Dim neighbour blocks, a voxel mask, a boundary
