@@ -1,10 +1,12 @@
 #include "bench_command.hpp"
 
 #include <karman/core/backend_traits.hpp>
+#include <karman/core/error.hpp>
 #include <karman/lbm/variants.hpp>
 #include <karman/perf/bench.hpp>
 #include <karman/perf/bench_report.hpp>
 #include <karman/perf/scaling_bench.hpp>
+#include <karman/perf/sparse_bench.hpp>
 
 #include <cstdio>
 #include <map>
@@ -24,7 +26,55 @@ struct CommandState {
   double copy_mib = 0;
   bool copy_only = false;
   ScalingOptions scaling;
+  std::string grid = "dense";  ///< dense: the variant sweep; sparse: the porosity sweep
+  SparseBenchOptions sparse;
+  CLI::App* command = nullptr;  ///< to tell the options given from the defaults
 };
+
+/// The one value of a variant list the porosity sweep takes: the list given on the command line,
+/// which must hold one name, or the sweep's default.
+std::string single(const CommandState& state, const char* option, const std::vector<std::string>& given,
+                   const std::string& fallback) {
+  if (state.command->count(option) == 0) return fallback;
+  if (given.size() != 1) {
+    throw Error(std::string("karman bench --grid sparse: ") + option + " takes one name, got " +
+                std::to_string(given.size()));
+  }
+  return given.front();
+}
+
+/// `--grid sparse`: the porosity sweep on the dense and block-sparse grids (sparse_bench.hpp).
+void run_sparse_mode(const CommandState& state) {
+  SparseBenchOptions o = state.sparse;
+  const BenchOptions& b = state.options;
+  o.lattice = single(state, "--lattice", b.lattices, o.lattice);
+  o.precision = single(state, "--precision", b.precisions, o.precision);
+  o.layout = single(state, "--layout", b.layouts, o.layout);
+  o.pattern = single(state, "--pattern", b.patterns, o.pattern);
+  o.collision = single(state, "--collision", b.collisions, o.collision);
+  o.n = b.n;
+  o.steps = b.steps;
+  o.warmup = b.warmup;
+  o.repeat = b.repeat;
+  o = resolved(o);
+  const BackendInfo info = backend_info();
+  std::printf("karman bench --grid sparse: Kokkos %s, backend %s, device %s, %d threads\n", info.kokkos_version.c_str(),
+              info.default_backend.c_str(), info.device_name.c_str(), info.concurrency);
+  std::printf(
+      "%s/%s/%s/%s/%s, %d^3 samples (random packs: radius %g, seed %llu; arrays: cell %d), %d steps x %d "
+      "(warmup %d); rates count fluid voxel updates only\n\n%s",
+      o.lattice.c_str(), o.precision.c_str(), o.layout.c_str(), o.collision.c_str(), o.pattern.c_str(), o.n, o.radius,
+      static_cast<unsigned long long>(o.seed), o.period, o.steps, o.repeat, o.warmup, sparse_table_header().c_str());
+  std::fflush(stdout);
+  const auto records = run_sparse_bench(o, [](const SparseBenchRecord& r) {
+    std::printf("%s", sparse_table_row(r).c_str());
+    std::fflush(stdout);
+  });
+  if (!state.json_path.empty()) {
+    write_sparse_json(state.json_path, records);
+    std::printf("wrote %zu records to %s\n", records.size(), state.json_path.c_str());
+  }
+}
 
 /// `--scaling weak|strong` under mpirun: per-rank and total MLUPS, exchange time and overlap.
 void run_scaling_mode(const CommandState& state) {
@@ -46,6 +96,10 @@ void run_scaling_mode(const CommandState& state) {
 }
 
 void run(const CommandState& state) {
+  if (state.grid == "sparse") {
+    run_sparse_mode(state);
+    return;
+  }
   if (!state.scaling.mode.empty()) {
     run_scaling_mode(state);
     return;
@@ -80,6 +134,31 @@ void add_bench_command(CLI::App& app) {
       "Benchmark the stream-collide kernels on a fully periodic box or a real case with walls: MLUPS, bytes per "
       "update, GB/s and % of a copy measured in the same process");
   BenchOptions& o = state->options;
+  state->command = cmd;
+  cmd->add_option("--grid", state->grid,
+                  "dense: the variant sweep on a box; sparse: a porosity sweep (random sphere packs and simple-cubic "
+                  "arrays) on the dense grid and the block-sparse grid with memory and bitmask grouping, counting "
+                  "fluid voxel updates only (one variant: default d3q19/float/csoa/bgk/ab)")
+      ->check(CLI::IsMember({"dense", "sparse"}))
+      ->capture_default_str();
+  cmd->add_option("--porosity", state->sparse.porosities,
+                  "--grid sparse: target porosities in [0.05, 1], comma-separated")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--sample", state->sparse.samples,
+                  "--grid sparse: random (overlapping spheres) and/or array (simple-cubic), comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"random", "array"}))
+      ->capture_default_str();
+  cmd->add_option("--grids", state->sparse.grids, "--grid sparse: grids compared, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"dense", "memory", "bitmask"}))
+      ->capture_default_str();
+  cmd->add_option("--radius", state->sparse.radius, "--grid sparse: sphere radius of random packs (default n / 16)")
+      ->check(CLI::Range(1.0, 1e6));
+  cmd->add_option("--period", state->sparse.period, "--grid sparse: cell edge of arrays (default n / 4)")
+      ->check(CLI::Range(4, 65536));
+  cmd->add_option("--seed", state->sparse.seed, "--grid sparse: seed of random packs")->capture_default_str();
   cmd->add_option("--case", o.cases,
                   "Cases, comma-separated: box (periodic fluid), cavity (lid-driven, walls on every side), channel "
                   "(walls, regularized pressure inlet and outlet); each on an n^3 (n^2) box, walls included")

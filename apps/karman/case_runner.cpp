@@ -106,30 +106,6 @@ class StopSignals {
   struct sigaction m_int {};
 };
 
-std::string readable_bytes(double bytes) {
-  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-  int u = 0;
-  while (bytes >= 1000 && u < 5) {
-    bytes /= 1000;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g %s", bytes, units[u]);
-  return text;
-}
-
-/// Bytes of memory this host offers now (MemAvailable), or 0 when unknown.
-double available_host_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  double kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024.0;
-  }
-  return 0;
-}
-
 /// Ranks of this run on this node, from the launcher's environment (1 when unknown).
 int ranks_on_this_node() {
   for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"}) {
@@ -837,6 +813,30 @@ class CaseRun {
 };
 
 }  // namespace
+
+std::string readable_bytes(double bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int u = 0;
+  while (bytes >= 1000 && u < 5) {
+    bytes /= 1000;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g %s", bytes, units[u]);
+  return text;
+}
+
+/// Bytes of memory this host offers now (MemAvailable), or 0 when unknown.
+double available_host_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024.0;
+  }
+  return 0;
+}
 
 std::string format_duration(double s) {
   char buf[32];

@@ -45,6 +45,12 @@ struct CaseDefinition {
 /// A remaining time for progress lines: seconds, minutes or hours.
 std::string format_duration(double seconds);
 
+/// A byte count for people: "1.5 GB" (powers of 1000, three digits).
+std::string readable_bytes(double bytes);
+
+/// Bytes of memory this host offers now (MemAvailable), or 0 when unknown.
+double available_host_bytes();
+
 /// Where a summary.json came from: "backend" (Kokkos version, execution space, device,
 /// concurrency) and "karman" (version, commit).
 void add_provenance(nlohmann::json& summary);

@@ -1,5 +1,6 @@
-// `karman porous`: body-force-driven flow through a porous sample on the block-sparse solver
-// (docs/block_sparse.md), and the sample's permeability by Darcy's law. The sample is a random
+// `karman porous`: flow through a porous sample on the block-sparse solver (docs/block_sparse.md),
+// driven by a body force or by a pressure difference between the inlet and outlet planes, and
+// the sample's permeability by Darcy's law. The sample is a random
 // sphere pack, a simple-cubic sphere array (Zick & Homsy 1982) or a voxel image file; every
 // check of the input (options, image file, dimensions, fluid path, output directory) comes
 // before the solver allocates, and the output directory is created only after them.
@@ -7,6 +8,7 @@
 #include "case_runner.hpp"
 #include "run_options.hpp"
 
+#include <karman/core/backend_traits.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/geometry/raw_image.hpp>
 #include <karman/core/geometry/sphere_pack.hpp>
@@ -15,13 +17,16 @@
 #include <karman/io/output_directory.hpp>
 #include <karman/io/voxel_image_file.hpp>
 #include <karman/lbm/cases/porous.hpp>
+#include <karman/lbm/sparse_memory.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
+#include <karman/lbm/variants.hpp>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace karman::app {
@@ -53,6 +58,8 @@ struct PorousOptions {
   double voxel_size = 1;
   // Flow and numerics.
   std::string sides = "periodic";
+  std::string drive = "body-force";
+  bool delta_rho_given = false;  ///< --delta-rho on the command line (else: the --force equivalent)
   lbm::cases::PorousParams flow;
   lbm::Variant variant{"d3q19", "double", "csoa", "trt", "ab"};
   std::string grouping = "memory";
@@ -65,6 +72,8 @@ struct PorousOptions {
   bool overwrite = false;
   bool no_fields = false;
   bool quiet = false;
+  bool estimate_memory = false;  ///< print the memory estimate and stop
+  double memory_limit = 0;       ///< bytes the run may take; 0: what the device (host) offers
 };
 
 /// The sample described by the options, read or generated; throws karman::Error for bad input.
@@ -187,18 +196,63 @@ BoxFields scatter_to_box(lbm::SparseFlowSolver& solver, const geometry::VoxelIma
   return f;
 }
 
+/// True when the solver's memory space is not the host's (a GPU).
+constexpr bool device_memory = !std::is_same_v<Kokkos::DefaultExecutionSpace::memory_space, Kokkos::HostSpace>;
+
+/// Bytes the run may take in the memory that holds the solver, and where that figure comes from.
+struct MemoryBudget {
+  double bytes = 0;  ///< 0: unknown (then nothing is refused)
+  std::string source;
+};
+
+MemoryBudget memory_budget(const PorousOptions& o) {
+  if (o.memory_limit > 0) return {o.memory_limit, "--memory-limit"};
+  if (device_memory) return {backend_info().device_memory_gib * 1073741824.0, "device memory"};
+  return {available_host_bytes(), "available host memory (MemAvailable)"};
+}
+
+/// The run's memory in the space that holds the solver: on a GPU the device's peak; on a CPU
+/// backend, where the device is the host, that plus the host tables of the construction and the
+/// box-sized fields written at the end.
+struct MemoryNeed {
+  lbm::SparseMemoryEstimate estimate;
+  double output_bytes = 0;  ///< density, velocity and solid marker of every voxel of the box, on the host
+  double host_bytes = 0;    ///< estimate.host_bytes + output_bytes
+  double total = 0;         ///< what is compared with the budget
+};
+
+MemoryNeed memory_need(const lbm::SolverSetup& setup, bool no_fields) {
+  MemoryNeed m;
+  m.estimate = lbm::estimate_sparse_memory(setup);
+  m.output_bytes = no_fields ? 0.0 : 5.0 * sizeof(double) * double(setup.global.size());
+  m.host_bytes = double(m.estimate.host_bytes) + m.output_bytes;
+  m.total = double(m.estimate.peak_bytes()) + (device_memory ? 0.0 : m.host_bytes);
+  return m;
+}
+
 /// Runs the case; returns the exit code.
 int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
   const auto t_setup = clock::now();
   const std::filesystem::path dir = o.output;
   // Everything that can fail on bad input, before anything is allocated or written.
   if (ranks.size() > 1) throw Error("karman porous runs on one rank (the block-sparse grid is not decomposed yet)");
-  if (o.steps == 0 && o.until_steady == 0) throw Error("karman porous: give --steps S or --until-steady TOL");
+  if (o.steps == 0 && o.until_steady == 0 && !o.estimate_memory) {
+    throw Error("karman porous: give --steps S or --until-steady TOL (or --estimate-memory)");
+  }
+  const MemoryBudget budget = memory_budget(o);
+  // A generated sample's image takes a byte a voxel, twice (the image and the solver's
+  // classification of it), before the solver's own estimate can be made: refused first.
+  if (o.geometry.empty() && budget.bytes > 0 && 2.0 * std::pow(double(o.n), 3) > budget.bytes) {
+    throw Error("karman porous: --n " + std::to_string(o.n) + " makes a sample image of about " +
+                readable_bytes(2.0 * std::pow(double(o.n), 3)) +
+                " (2 bytes a voxel) before the solver, more than the " + readable_bytes(budget.bytes) + " of " +
+                budget.source + "; use a smaller --n");
+  }
   std::error_code ec;
   if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
     throw Error("karman porous: --output '" + dir.string() + "' exists and is not a directory");
   }
-  if (!o.overwrite) {
+  if (!o.overwrite && !o.estimate_memory) {
     std::string earlier;
     for (const auto& name : io::earlier_run_files(dir)) earlier += (earlier.empty() ? "" : ", ") + name;
     if (!earlier.empty()) {
@@ -208,9 +262,70 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
   }
   lbm::cases::PorousParams flow = o.flow;
   flow.periodic = {true, o.sides == "periodic", o.sides == "periodic"};
+  const bool pressure = o.drive == "pressure";
+  if (o.delta_rho_given && !pressure) {
+    char text[128];
+    std::snprintf(text, sizeof text,
+                  "karman porous: --delta-rho %g needs --drive pressure (the body-force drive takes --force)",
+                  o.flow.delta_rho);
+    throw Error(text);
+  }
+  if (pressure) flow.drive = lbm::cases::PorousDrive::pressure;
   const Sample sample = make_sample(o);
+  if (pressure && !o.delta_rho_given) {
+    // The same drive as --force: cs^2 delta_rho / (nx - 1) = g.
+    flow.delta_rho = lbm::cases::equivalent_delta_rho(o.flow.force, sample.image->extents.nx);
+    if (!(flow.delta_rho > 0 && flow.delta_rho <= lbm::cases::max_delta_rho)) {
+      char text[192];
+      std::snprintf(text, sizeof text,
+                    "karman porous: --force %g over %d voxels means --delta-rho %g, out of range (0, %g]; give "
+                    "--delta-rho in that range",
+                    o.flow.force, sample.image->extents.nx, flow.delta_rho, lbm::cases::max_delta_rho);
+      throw Error(text);
+    }
+  }
   const lbm::SolverSetup setup = lbm::cases::porous_setup(sample.image, flow, o.variant);
+  // 16- and 32-bit storage resolve rho ~ 1 to 1e-3 and 1e-7: a density difference near that many units
+  // of the last place turns the measured gradient and k into rounding (docs/validation.md).
+  if (pressure && lbm::precision_bytes(o.variant.precision.name()) < 8 && flow.delta_rho < 1e-3) {
+    std::fprintf(stderr,
+                 "karman: warning: --delta-rho %g in %s storage is close to its rounding of rho ~ 1; give "
+                 "--delta-rho 1e-3 or more\n",
+                 flow.delta_rho, o.variant.precision.name().c_str());
+  }
   const auto grouping = o.grouping == "bitmask" ? BlockGrouping::bitmask : BlockGrouping::memory;
+
+  // The memory of the run from the blocks the sample fills, before the solver allocates any.
+  const MemoryNeed need = memory_need(setup, o.no_fields);
+  const lbm::SparseMemoryEstimate& est = need.estimate;
+  std::printf(
+      "karman porous: memory estimate %s: %lld blocks, populations %s + flags %s + grid %s = %s (%.0f bytes per "
+      "fluid voxel), peak %s%s%s; %s available (%s)\n",
+      readable_bytes(need.total).c_str(), static_cast<long long>(est.blocks),
+      readable_bytes(double(est.population_bytes)).c_str(), readable_bytes(double(est.flag_bytes)).c_str(),
+      readable_bytes(double(est.grid_bytes)).c_str(), readable_bytes(double(est.persistent_bytes())).c_str(),
+      est.bytes_per_fluid_voxel(), readable_bytes(double(est.peak_bytes())).c_str(), device_memory ? "" : " + host ",
+      device_memory ? "" : readable_bytes(need.host_bytes).c_str(),
+      budget.bytes > 0 ? readable_bytes(budget.bytes).c_str() : "unknown", budget.source.c_str());
+  std::fflush(stdout);
+  if (budget.bytes > 0 && need.total > budget.bytes) {
+    throw Error("karman porous: the run needs about " + readable_bytes(need.total) + " of " +
+                (device_memory ? "device" : "host") + " memory (" + std::to_string(est.blocks) +
+                " blocks: populations " + readable_bytes(double(est.population_bytes)) + ", flags " +
+                readable_bytes(double(est.flag_bytes)) + ", grid " + readable_bytes(double(est.grid_bytes)) +
+                ", transient " + readable_bytes(double(est.peak_bytes() - est.persistent_bytes())) +
+                (device_memory ? "" : ", host tables and output " + readable_bytes(need.host_bytes)) +
+                "), more than the " + readable_bytes(budget.bytes) + " of " + budget.source +
+                "; use --precision float, --pattern aa, --no-fields or a smaller sample");
+  }
+  // On a GPU the host holds the construction's tables and the output fields beside it.
+  const double host_available = device_memory ? available_host_bytes() : 0.0;
+  if (device_memory && host_available > 0 && need.host_bytes > host_available) {
+    throw Error("karman porous: the run needs about " + readable_bytes(need.host_bytes) +
+                " of host memory (the construction's host tables and the output fields), more than the " +
+                readable_bytes(host_available) + " available; use --no-fields or a smaller sample");
+  }
+  if (o.estimate_memory) return 0;
 
   auto solver = lbm::make_sparse_solver(setup, grouping);
   if (o.overwrite) io::remove_earlier_run_files(dir);
@@ -219,13 +334,27 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
   const Extents& e = image.extents;
   const double voxels = double(e.size()), fluid = double(solver->fluid_voxels());
   const double nu = lbm::cases::viscosity(flow);
+  // What Darcy's law divides by while the run goes on: g, or the imposed G / rho0 of a pressure
+  // drive (the summary uses the gradient measured at the end).
+  const double imposed_gradient = pressure ? flow.delta_rho / (3.0 * (e.nx - 1)) : flow.force;
   std::printf("karman porous: %dx%dx%d voxels (%s, porosity %.4f, %lld stored blocks, %lld boundary), %s, %s\n", e.nx,
               e.ny, e.nz, sample.kind.c_str(), image.porosity(), static_cast<long long>(solver->block_count()),
               static_cast<long long>(solver->boundary_block_count()), solver->description().c_str(),
               Kokkos::DefaultExecutionSpace::name());
-  std::printf("  tau %.6f, nu %.6g, force %.3g along x, %s %s\n", flow.tau, nu, flow.force,
-              o.steps > 0 ? "steps" : "until the superficial velocity changes by <",
-              o.steps > 0 ? std::to_string(o.steps).c_str() : std::to_string(o.until_steady).c_str());
+  char drive_text[128];
+  if (pressure) {
+    std::snprintf(drive_text, sizeof drive_text, "pressure drop rho %.6g -> %.6g along x (G %.3g)",
+                  1.0 + 0.5 * flow.delta_rho, 1.0 - 0.5 * flow.delta_rho, imposed_gradient);
+  } else {
+    std::snprintf(drive_text, sizeof drive_text, "force %.3g along x", flow.force);
+  }
+  char stop_text[96];
+  if (o.steps > 0) {
+    std::snprintf(stop_text, sizeof stop_text, "%ld steps", o.steps);
+  } else {
+    std::snprintf(stop_text, sizeof stop_text, "until the superficial velocity changes by < %g", o.until_steady);
+  }
+  std::printf("  tau %.6f, nu %.6g, %s, %s\n", flow.tau, nu, drive_text, stop_text);
   std::fflush(stdout);
 
   const long target = o.steps > 0 ? o.steps : o.max_steps;
@@ -244,8 +373,8 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
     if (!std::isfinite(now)) {
       std::fprintf(stderr,
                    "karman: error: karman porous: the solution diverged by step %lld (superficial velocity %g); "
-                   "lower --force or raise --tau\n",
-                   static_cast<long long>(solver->steps()), now / voxels);
+                   "lower %s or raise --tau\n",
+                   static_cast<long long>(solver->steps()), now / voxels, pressure ? "--delta-rho" : "--force");
       return exit_diverged;
     }
     residual = now != 0 ? std::fabs(now - u_sum) / std::fabs(now) : INFINITY;
@@ -255,7 +384,7 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
     if (!o.quiet && (seconds_since(last_progress) > 2.0 || steady || done == target)) {
       last_progress = clock::now();
       const double mlups = fluid * double(done) / compute_seconds / 1e6;
-      const double k = lbm::cases::darcy_flow(u_sum, voxels, fluid, flow).permeability;
+      const double k = lbm::cases::darcy_flow(u_sum, voxels, fluid, flow, imposed_gradient).permeability;
       std::printf("  step %8ld  %9.1f MLUPS  k %.6g  change %.3e  %s %s\n", done, mlups, k, residual,
                   o.steps > 0 ? "ETA" : "ETA <=",
                   format_duration(compute_seconds / double(done) * double(target - done)).c_str());
@@ -263,7 +392,14 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
     }
   }
   const double run_seconds = seconds_since(t_run);
-  const lbm::cases::DarcyFlow darcy = lbm::cases::darcy_flow(u_sum, voxels, fluid, flow);
+  lbm::cases::PressureGradient measured;
+  if (pressure) {
+    const auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), solver->moments().rho);
+    measured = lbm::cases::measure_pressure_gradient(
+        image, [&](int x, int y, int z) { return rho(solver->voxel_index(x, y, z)); });
+  }
+  const lbm::cases::DarcyFlow darcy =
+      lbm::cases::darcy_flow(u_sum, voxels, fluid, flow, pressure ? measured.gradient : flow.force);
   const double mlups = compute_seconds > 0 ? fluid * double(solver->steps()) / compute_seconds / 1e6 : 0.0;
 
   if (!o.no_fields) {
@@ -286,10 +422,23 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
                         {"collision", o.variant.collision.name()}, {"grouping", o.grouping},
                         {"trt_magic", setup.relaxation.trt_magic}};
   summary["extents"] = {e.nx, e.ny, e.nz};
-  summary["sides"] = o.sides;
+  summary["sides"] = pressure ? o.sides + " (x: inlet and outlet)" : o.sides;
   summary["tau"] = flow.tau;
   summary["viscosity"] = nu;
-  summary["force"] = flow.force;
+  summary["drive"] = lbm::cases::name(flow.drive);
+  if (pressure) {
+    summary["pressure"] = {{"delta_rho", flow.delta_rho},
+                           {"rho_inlet_imposed", 1.0 + 0.5 * flow.delta_rho},
+                           {"rho_outlet_imposed", 1.0 - 0.5 * flow.delta_rho},
+                           {"rho_inlet", measured.rho_inlet},
+                           {"rho_outlet", measured.rho_outlet},
+                           {"gradient_imposed", imposed_gradient},
+                           {"gradient", measured.gradient},
+                           {"length", e.nx - 1}};
+    summary["pressure_gradient"] = measured.gradient;
+  } else {
+    summary["force"] = flow.force;
+  }
   summary["steps_run"] = solver->steps();
   summary["steady"] = steady;
   summary["final_change"] = std::isfinite(residual) ? nlohmann::json(residual) : nlohmann::json(nullptr);
@@ -313,6 +462,19 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
   summary["mlups"] = mlups;
   summary["wall_seconds"] = run_seconds;
   summary["setup_seconds"] = std::chrono::duration<double>(t_run - t_setup).count();
+  summary["memory"] = {{"bytes_total", need.total},
+                       {"bytes_per_fluid_voxel", est.bytes_per_fluid_voxel()},
+                       {"persistent_bytes", est.persistent_bytes()},
+                       {"peak_bytes", est.peak_bytes()},
+                       {"population_bytes", est.population_bytes},
+                       {"flag_bytes", est.flag_bytes},
+                       {"grid_bytes", est.grid_bytes},
+                       {"initial_state_bytes", est.initial_state_bytes},
+                       {"moments_bytes", est.moments_bytes},
+                       {"host_bytes", need.host_bytes},
+                       {"space", device_memory ? "device" : "host"},
+                       {"available_bytes", budget.bytes},
+                       {"available_source", budget.source}};
   summary["grid"] = {{"blocks", solver->block_count()},
                      {"boundary_blocks", solver->boundary_block_count()},
                      {"stored_voxels", solver->voxel_count()},
@@ -335,10 +497,9 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
       "  output in %s: %ssummary.json\n", std::filesystem::absolute(dir).c_str(),
       o.no_fields ? "" : "fields.xdmf (open in ParaView; threshold 'solid' < 0.5 for the pore space), fields_*.h5, ");
   if (summary["reynolds_sqrt_k"].get<double>() > 1.0) {
-    std::fprintf(
-        stderr,
-        "karman: warning: Re = U_s sqrt(k) / nu = %.3g is not small: inertia bends Darcy's law; lower --force\n",
-        summary["reynolds_sqrt_k"].get<double>());
+    std::fprintf(stderr,
+                 "karman: warning: Re = U_s sqrt(k) / nu = %.3g is not small: inertia bends Darcy's law; lower %s\n",
+                 summary["reynolds_sqrt_k"].get<double>(), pressure ? "--delta-rho" : "--force");
   }
   if (o.until_steady > 0 && !steady) {
     std::fprintf(stderr,
@@ -355,7 +516,9 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
 void add_porous_command(CLI::App& app, const comm::Ranks& ranks, int& exit_code) {
   auto o = std::make_shared<PorousOptions>();
   auto* cmd = app.add_subcommand(
-      "porous", "Body-force-driven flow through a porous sample on the block-sparse grid: porosity, permeability");
+      "porous",
+      "Flow through a porous sample on the block-sparse grid, driven by a body force or a pressure difference: "
+      "porosity, permeability");
   cmd->add_option("--n", o->n, "Edge of a generated sample in voxels (the simple-cubic array's cell edge)")
       ->capture_default_str();
   auto* porosity = cmd->add_option("--porosity", o->porosity, "Random sphere pack: target porosity in [0.01, 0.99]")
@@ -395,6 +558,14 @@ void add_porous_command(CLI::App& app, const comm::Ranks& ranks, int& exit_code)
                   "periodic (a periodic sample) or walls (bounce-back walls on the y and z faces; x stays periodic)")
       ->check(CLI::IsMember({"periodic", "walls"}))
       ->capture_default_str();
+  cmd->add_option("--drive", o->drive,
+                  "body-force (a sample periodic along x) or pressure (density 1 +- delta_rho/2 on the planes x = 0 "
+                  "and x = nx - 1; k from the measured mean pressure gradient)")
+      ->check(CLI::IsMember({"body-force", "pressure"}))
+      ->capture_default_str();
+  auto* delta_rho = cmd->add_option("--delta-rho", o->flow.delta_rho,
+                                    "--drive pressure: rho_in - rho_out in (0, 0.1] (default: the equivalent of "
+                                    "--force, 3 g (nx - 1))");
   cmd->add_option("--tau", o->flow.tau, "Relaxation time of the viscous moments, in [0.501, 100]: nu = (tau - 1/2)/3")
       ->check(positive_finite())
       ->capture_default_str();
@@ -437,13 +608,23 @@ void add_porous_command(CLI::App& app, const comm::Ranks& ranks, int& exit_code)
   cmd->add_flag("--overwrite", o->overwrite, "Replace an earlier run's files in the output directory");
   cmd->add_flag("--no-fields", o->no_fields, "Write no HDF5 fields (summary.json only)");
   cmd->add_flag("--quiet", o->quiet, "No progress lines");
+  cmd->add_flag("--estimate-memory", o->estimate_memory,
+                "Print the memory the run would take (and whether it fits), then stop: nothing allocated or written");
+  cmd->add_option("--memory-limit", o->memory_limit,
+                  "Refuse a run whose memory estimate exceeds this many bytes (default: the device's memory, or "
+                  "the host's available memory on CPU backends)")
+      ->check(positive_finite());
   cmd->footer(
       "Examples:\n"
       "  karman porous --n 64 --porosity 0.4 --seed 7 --until-steady 1e-6 --output pack\n"
       "  karman porous --array sc --solid-fraction 0.125 --n 32 --tau 1.5 --until-steady 1e-7 --output sc\n"
+      "  karman porous --n 64 --porosity 0.4 --drive pressure --delta-rho 1e-3 --until-steady 1e-6 --output dp\n"
       "  karman porous --geometry rock.raw --dims 128,128,128 --voxel-size 2.5e-6 --steps 20000 --output rock\n"
       "  karman porous --geometry rock.h5 --dataset /segmented --until-steady 1e-6 --output rock");
-  cmd->callback([=, &ranks, &exit_code] { exit_code = run_porous(*o, ranks); });
+  cmd->callback([=, &ranks, &exit_code] {
+    o->delta_rho_given = delta_rho->count() > 0;
+    exit_code = run_porous(*o, ranks);
+  });
 }
 
 }  // namespace karman::app

@@ -43,6 +43,51 @@ TEST(BenchCommand, RunsTheSweepItParsesAndWritesJson) {
   }
 }
 
+// The porosity sweep (--grid sparse): every grid runs the same sample, so they update the same
+// fluid voxels; both groupings store the same blocks; the obstacle-free box has no boundary block
+// and is the reference of vs_dense_box; the records say what ran.
+TEST(BenchCommand, SparseSweepComparesGridsOnTheSameSamples) {
+  if (!karman::lbm::is_sparse_compiled("d3q19", "float", "csoa") || !karman::lbm::is_compiled("d3q19", "float", "csoa"))
+    GTEST_SKIP() << "d3q19/float/csoa not compiled for both grids";
+  const std::string path = ::testing::TempDir() + "karman_bench_sparse.json";
+  std::remove(path.c_str());
+  CLI::App app{"test"};
+  karman::app::add_bench_command(app);
+  app.parse(
+      "bench --grid sparse --n 16 --steps 2 --warmup 0 --repeat 1 --porosity 0.5,1 --sample random,array --json " +
+          path,
+      false);
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "no JSON written to " << path;
+  const nlohmann::json records = nlohmann::json::parse(in);
+  ASSERT_TRUE(records.is_array());
+  // The box once, then the random pack and the array, each on three grids.
+  ASSERT_EQ(records.size(), 9u) << records.dump();
+  const char* const samples[3] = {"box", "random", "array"};
+  const char* const grids[3] = {"dense", "memory", "bitmask"};
+  for (std::size_t s = 0; s < 3; ++s) {
+    const nlohmann::json& dense = records[3 * s];
+    for (std::size_t g = 0; g < 3; ++g) {
+      const nlohmann::json& r = records[3 * s + g];
+      EXPECT_EQ(r.value("sample", ""), samples[s]) << r.dump();
+      EXPECT_EQ(r.value("grid", ""), grids[g]) << r.dump();
+      EXPECT_EQ(r.value("variant", ""), "d3q19/float/csoa/bgk/ab") << r.dump();
+      EXPECT_EQ(r.value("fluid_voxels", 0), dense.value("fluid_voxels", -1)) << r.dump();
+      EXPECT_GT(r.value("mlups", 0.0), 0.0) << r.dump();
+      EXPECT_GT(r.value("bytes_per_fluid_voxel", 0.0), 0.0) << r.dump();
+      EXPECT_GT(r.value("vs_dense_box", 0.0), 0.0) << r.dump();
+    }
+    EXPECT_EQ(dense.value("vs_dense", 0.0), 1.0) << dense.dump();
+    EXPECT_EQ(records[3 * s + 1].value("blocks", 0), records[3 * s + 2].value("blocks", -1));
+    EXPECT_EQ(records[3 * s + 1].value("boundary_blocks", 0), records[3 * s + 2].value("boundary_blocks", -1));
+  }
+  EXPECT_EQ(records[0].value("fluid_voxels", 0), 16 * 16 * 16);
+  EXPECT_EQ(records[0].value("vs_dense_box", 0.0), 1.0);
+  EXPECT_EQ(records[1].value("boundary_blocks", -1), 0) << records[1].dump();
+  EXPECT_EQ(records[1].value("blocks", 0), 64) << records[1].dump();
+  EXPECT_LT(records[3].value("fluid_voxels", 0), 16 * 16 * 16);
+}
+
 TEST(BenchCommand, RefusesBadOptions) {
   CLI::App bad{"test"};
   karman::app::add_bench_command(bad);
@@ -50,6 +95,16 @@ TEST(BenchCommand, RefusesBadOptions) {
   CLI::App odd{"test"};
   karman::app::add_bench_command(odd);
   EXPECT_THROW(odd.parse("bench --lattice d2q9 --n 6 --steps 3", false), karman::Error);
+  for (const char* line : {"bench --grid sparse --porosity 0", "bench --grid sparse --porosity 1.5",
+                           "bench --grid sparse --n 18", "bench --grid sparse --lattice d2q9",
+                           "bench --grid sparse --lattice d3q19,d3q27", "bench --grid sparse --n 16 --period 6"}) {
+    CLI::App sparse{"test"};
+    karman::app::add_bench_command(sparse);
+    EXPECT_THROW(sparse.parse(line, false), karman::Error) << line;
+  }
+  CLI::App grid{"test"};
+  karman::app::add_bench_command(grid);
+  EXPECT_THROW(grid.parse("bench --grid mesh", false), CLI::ValidationError);
 }
 
 }  // namespace

@@ -27,11 +27,6 @@
 
 namespace karman::lbm {
 
-/// Block edge of the sparse solver's grid: 4^3 blocks in 3D (Meneghin & Mahmoud §IV), 8^2 in
-/// 2D, so a block is 64 voxels, one 64-bit mask, in both.
-template <int Dim>
-inline constexpr int sparse_block_edge = Dim == 3 ? 4 : 8;
-
 /// The population layout a registry layout means on a block-sparse grid: CSoA is chunked by
 /// the block (Grid::block_layout: a block's Q x B^D values are one chunk), others unchanged.
 template <class Layout, class Grid>

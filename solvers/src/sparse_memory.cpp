@@ -1,0 +1,87 @@
+// The memory estimate of a block-sparse solver: the grid's blocking of SparseSample's active
+// voxels, counted on the host, times what SparseSolverCore and BlockSparseGrid allocate per
+// block and per voxel.
+#include <karman/core/block_shape.hpp>
+#include <karman/core/field.hpp>
+#include <karman/core/layouts.hpp>
+#include <karman/lbm/cell_flags.hpp>
+#include <karman/lbm/sparse_flow_solver.hpp>
+#include <karman/lbm/sparse_memory.hpp>
+#include <karman/lbm/sparse_sample.hpp>
+#include <karman/lbm/variants.hpp>
+
+#include <vector>
+
+namespace karman::lbm {
+namespace {
+
+/// The layout a registry layout means on a grid of `BlockVoxels`-voxel blocks (SparseLayout in
+/// sparse_solver.hpp: CSoA is chunked by the block).
+template <class Layout, int BlockVoxels>
+struct OnBlocks {
+  using type = Layout;
+};
+template <int Alpha, int BlockVoxels>
+struct OnBlocks<CSoA<Alpha>, BlockVoxels> {
+  using type = CSoA<BlockVoxels>;
+};
+
+/// Values one lattice of `q` populations holds on `voxels` voxels in the named layout: its
+/// mapping's size, padding included (SoA pads each population's stride).
+template <int BlockVoxels>
+std::size_t lattice_values(const std::string& layout, index_t voxels, int q) {
+  return dispatch<Layouts>(layout, [&](auto l) {
+    using Layout = typename OnBlocks<tag_type<decltype(l)>, BlockVoxels>::type;
+    return Field<float, Layout, Kokkos::HostSpace>::required_allocation_size(GroupTable::single(voxels), q) /
+           sizeof(float);
+  });
+}
+
+template <int Dim>
+SparseMemoryEstimate estimate(const SolverSetup& setup) {
+  constexpr int B = sparse_block_edge<Dim>;
+  using Shape = BlockShape<Dim, B>;
+  // The stencil test of active() needs no velocity set (only flag words do).
+  const SparseSample sample(setup, {});
+  const Extents& e = setup.global;
+  const int nb[3] = {(e.nx + B - 1) / B, (e.ny + B - 1) / B, Dim == 3 ? (e.nz + B - 1) / B : 1};
+  std::vector<char> stored(std::size_t(nb[0]) * std::size_t(nb[1]) * std::size_t(nb[2]), 0);
+  SparseMemoryEstimate m;
+  for (int z = 0; z < e.nz; ++z)
+    for (int y = 0; y < e.ny; ++y)
+      for (int x = 0; x < e.nx; ++x) {
+        const bool solid = setup.geometry && setup.geometry(x, y, z).kind == CellKind::solid;
+        if (!solid) ++m.fluid_voxels;
+        if (!solid || sample.active(x, y, z)) {
+          stored[std::size_t(x / B) + std::size_t(nb[0]) * (std::size_t(y / B) + std::size_t(nb[1]) * (z / B))] = 1;
+        }
+      }
+  for (const char s : stored) m.blocks += s;
+  m.voxels = m.blocks * Shape::voxels;
+  const auto n = std::size_t(m.blocks), v = std::size_t(m.voxels);
+  const std::size_t lattices = setup.variant.pattern.name() == "aa" ? 1 : 2;
+  m.population_bytes = lattices *
+                       lattice_values<Shape::voxels>(setup.variant.layout.name(), m.voxels,
+                                                     lattice_populations(setup.variant.lattice.name())) *
+                       std::size_t(precision_bytes(setup.variant.precision.name()));
+  m.flag_bytes = v * sizeof(flag_t);
+  // BlockSparseGrid's device tables: a row of 3^Dim neighbour blocks, a voxel mask, a boundary
+  // bit (32 to a word) and three origin coordinates per block.
+  m.grid_bytes = n * Shape::directions * sizeof(block_index_t) + n * sizeof(typename Shape::mask_type) +
+                 (n + 31) / 32 * sizeof(std::uint32_t) + 3 * n * sizeof(int);
+  m.initial_state_bytes = v * 4 * sizeof(double);
+  m.moments_bytes = v * 4 * sizeof(double);
+  // Host: the sample's solid bytes, the grid's host copies (plus its dense block lookup) and the
+  // initial flags, density and velocity built on the host.
+  m.host_bytes = std::size_t(e.size()) + m.grid_bytes + stored.size() * sizeof(block_index_t) +
+                 v * (sizeof(flag_t) + 4 * sizeof(double));
+  return m;
+}
+
+}  // namespace
+
+SparseMemoryEstimate estimate_sparse_memory(const SolverSetup& setup) {
+  return lattice_dimension(setup.variant.lattice.name()) == 3 ? estimate<3>(setup) : estimate<2>(setup);
+}
+
+}  // namespace karman::lbm
