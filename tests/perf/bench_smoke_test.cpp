@@ -120,9 +120,14 @@ TEST(RunBench, OneCompleteRecordPerVariantInSweepOrder) {
           // A periodic all-fluid box needs no flag word: populations read and written only.
           EXPECT_EQ(r.bytes_per_update, 2 * q * t) << what;
           // AA keeps one lattice, AB two (DESIGN.md "LBM solver"); SoA pads each component to
-          // its padded stride, over the local box of the owned planes and two halo planes.
-          const karman::index_t local = karman::index_t(r.voxels) / r.n * (r.n + 2);
-          const double padding = layout == "soa" ? double(karman::SoA::padded_stride(local)) / double(local) : 1.0;
+          // its padded stride, over the local box of the owned planes and two halo planes, and
+          // Disaggregated its interior group's (the owned planes but the two shared ones).
+          const karman::index_t plane = karman::index_t(r.voxels) / r.n;
+          const karman::index_t local = plane * (r.n + 2), interior = plane * (r.n - 2);
+          const double padding = layout == "soa" ? double(karman::SoA::padded_stride(local)) / double(local)
+                                 : layout == "disaggregated"
+                                     ? double(local - interior + karman::SoA::padded_stride(interior)) / double(local)
+                                     : 1.0;
           EXPECT_DOUBLE_EQ(r.bytes_per_cell, double((pattern == "ab" ? 2 : 1) * q * t) * padding) << what;
           // Every timed sample lies inside the wall time of the whole sweep, so each rate the bench
           // reports is at least the sample's work over that wall time: a unit slip (ms for s, MB
