@@ -187,6 +187,22 @@ static_assert(kernel_copy_is_small<AoS>() && kernel_copy_is_small<SoA>() && kern
                   kernel_copy_is_small<Disaggregated>(),
               "a Field captured by a kernel must not carry host-only tables");
 
+// Host fields past 2 MiB are allocated uninitialised, marked for huge pages, then zeroed: they
+// must read as zero like any Kokkos allocation, and keep their label and size.
+TEST(Field, LargeHostFieldsAreZeroInitialised) {
+  for (const index_t voxels : {index_t(100), index_t(1) << 20}) {
+    Field<float, SoA, Kokkos::HostSpace> f("large", GroupTable::single(voxels), 19);
+    EXPECT_EQ(f.label(), "large");
+    ASSERT_EQ(index_t(f.view().extent(0)), SoA::padded_stride(voxels) * 19);
+    index_t nonzero = 0;
+    for (std::size_t i = 0; i < f.view().extent(0); ++i) nonzero += f.view()(i) != 0.0f;
+    EXPECT_EQ(nonzero, 0) << voxels << " voxels";
+  }
+  const auto v = allocate_zeroed<Kokkos::View<double*, Kokkos::HostSpace>>("raw", std::size_t(1) << 19);
+  EXPECT_EQ(v.label(), "raw");
+  EXPECT_EQ(v.extent(0), std::size_t(1) << 19);
+}
+
 TEST(Field, DefaultConstructedHasNoVoxels) {
   const Field<double, Disaggregated> f;
   EXPECT_EQ(f.voxels(), 0);

@@ -7,6 +7,7 @@
 #include <karman/core/error.hpp>
 #include <karman/core/field_value.hpp>
 #include <karman/core/group.hpp>
+#include <karman/core/host_pages.hpp>
 #include <karman/core/layout_traits.hpp>
 #include <karman/core/memory_block.hpp>
 
@@ -69,7 +70,9 @@ class Field {
   Field() = default;
   /// Allocates (zero-initialised) storage for `components` values on every voxel of `groups`.
   Field(const std::string& label, const GroupTable& groups, int components)
-      : m_map(groups, checked_components(components)), m_data(label, m_map.size()), m_groups(make_table(groups)) {}
+      : m_map(groups, checked_components(components)),
+        m_data(allocate_zeroed<view_type>(label, std::size_t(m_map.size()))),
+        m_groups(make_table(groups)) {}
   /// Allocates (zero-initialised) storage for the compile-time number of components.
   template <int Q = Components, class = std::enable_if_t<Q != dynamic_components>>
   Field(const std::string& label, const GroupTable& groups) : Field(label, groups, Q) {}

@@ -22,7 +22,7 @@ namespace karman {
 /// the halo and shared groups, so that every (group, component range) a message carries is one
 /// contiguous block, and SoA's padded stride for the interior group, whose Q streams of a plane
 /// count that is a multiple of 1024 would otherwise share one cache set on CPUs (layout_soa.hpp;
-/// the D3Q19 row kernel ran at 20 % of the copy bandwidth unpadded, 78 % padded). The interior
+/// the D3Q19 row kernel ran at 20 % of the copy bandwidth unpadded, 85 % padded). The interior
 /// is never sent, so messages keep Meneghin & Mahmoud's one block per neighbour.
 ///
 /// The group of a voxel is found by comparing it with every group's first voxel, so MaxGroups is
