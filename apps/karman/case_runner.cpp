@@ -441,11 +441,15 @@ class CaseRun {
       io::BoxGeometry box{m_setup.global,
                           {m_def.spacing, m_def.spacing, m_def.spacing},
                           {m_def.origin[0], m_def.origin[1], m_def.origin[2]}};
+      // --no-fields runs hold no writer, so they also run where this karman has no HDF5.
+      std::unique_ptr<io::FieldWriter> w;
+      if (!m_options.no_fields) {
 #if KARMAN_ENABLE_MPI
-      auto w = std::make_unique<io::FieldWriter>(m_dir, box, m_names, m_ranks.comm());
+        w = std::make_unique<io::FieldWriter>(m_dir, box, m_names, m_ranks.comm());
 #else
-      auto w = std::make_unique<io::FieldWriter>(m_dir, box, m_names);
+        w = std::make_unique<io::FieldWriter>(m_dir, box, m_names);
 #endif
+      }
       return std::make_pair(std::move(s), std::move(w));
     });
     m_solver = std::move(built.first);
@@ -800,7 +804,7 @@ class CaseRun {
   std::vector<std::string> m_restart_notes;
   nlohmann::json m_restarted_from;
   std::unique_ptr<lbm::FlowSolver> m_solver;
-  std::unique_ptr<io::FieldWriter> m_writer;
+  std::unique_ptr<io::FieldWriter> m_writer;  ///< none with --no-fields
   long m_first_step = 0;
   lbm::SteadyStateMonitor m_monitor;
   double m_residual = std::numeric_limits<double>::infinity();
