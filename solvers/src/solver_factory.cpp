@@ -6,6 +6,9 @@
 #include <karman/lbm/sparse_solver_factory.hpp>
 #include <karman/lbm/variants.hpp>
 
+#include <algorithm>
+#include <string>
+
 namespace karman::lbm {
 namespace {
 
@@ -73,11 +76,25 @@ std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
 
 std::unique_ptr<SparseFlowSolver> make_sparse_solver(const SolverSetup& setup, BlockGrouping grouping) {
   check_setup(setup, "karman::lbm::make_sparse_solver");
-  require_in_range("karman::lbm::make_sparse_solver (one rank until blocks are partitioned)", "ranks", setup.ranks, 1,
-                   1);
+#if !KARMAN_ENABLE_MPI
+  if (setup.ranks > 1) {
+    throw Error("karman::lbm::make_sparse_solver: " + std::to_string(setup.ranks) +
+                " ranks need a build with MPI (KARMAN_ENABLE_MPI=ON)");
+  }
+#endif
   const Variant& v = setup.variant;
   return dispatch<Lattices>(v.lattice, [&](auto lattice) {
     using L = tag_type<decltype(lattice)>;
+    // Ranks divide the planes of blocks along the slowest axis, each at least two (a shared
+    // plane towards each neighbour).
+    constexpr int axis = L::D - 1, edge = sparse_block_edge<L::D>;
+    const int planes = (setup.global.extent(axis) + edge - 1) / edge;
+    if (setup.ranks > 1 && planes < 2 * setup.ranks) {
+      throw Error("karman::lbm::make_sparse_solver: " + std::to_string(setup.ranks) + " ranks share the " +
+                  std::to_string(planes) + " block planes (of " + std::to_string(edge) + " voxels) along " +
+                  "xyz"[axis] + ", and each rank needs at least 2; use at most " +
+                  std::to_string(std::max(planes / 2, 1)) + " ranks or a larger box");
+    }
     return dispatch<Precisions>(v.precision, [&](auto precision) {
       using T = tag_type<decltype(precision)>;
       return dispatch<Layouts>(v.layout, [&](auto layout) -> std::unique_ptr<SparseFlowSolver> {

@@ -85,6 +85,14 @@ inline std::uint64_t morton_key(int bx, int by, int bz) {
 }
 }  // namespace detail
 
+/// The block planes one of several ranks owns along a block-sparse grid's slab axis (z in 3D,
+/// y in 2D): what a SlabPartition of BlockSparseGrid::block_lattice(box) gives the rank, each
+/// of its planes one plane of blocks (Meneghin & Mahmoud §VI-A's slabs, cut between blocks).
+struct OwnedBlockPlanes {
+  int begin = 0;  ///< first owned block plane
+  int count = 0;  ///< owned block planes
+};
+
 /// Block-sparse grid of B^Dim voxel blocks over a box, its tables on MemorySpace.
 ///
 /// A block is a *boundary* block when one of its active voxels is a boundary voxel (the
@@ -92,6 +100,15 @@ inline std::uint64_t morton_key(int bx, int by, int bz) {
 /// (inside the block, in a block not stored, or outside a non-periodic box). A non-boundary
 /// block therefore has every voxel active and every stencil neighbour active: its kernel needs
 /// neither a mask test nor any boundary code (Meneghin & Mahmoud §IV-B: r_nb registers).
+///
+/// Shared by several ranks, a grid holds the rank's block planes and one halo block plane on
+/// each side (copies of the neighbours' blocks there), in five groups in memory order:
+/// halo | shared | interior | shared | halo, as a SlabPartition (Meneghin & Mahmoud §III, §IV:
+/// shared blocks stored contiguously, so each neighbour gets one message). Halo and shared
+/// groups are in Z-order of the blocks' global coordinates, so a rank's shared group and its
+/// neighbour's halo group facing it hold the same blocks in the same order. Shared blocks run
+/// the boundary kernel (they are computed apart from the interior, which the exchange overlaps);
+/// the interior group is split into boundary and non-boundary blocks as on one rank.
 template <int Dim, int B = 4, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class BlockSparseGrid {
   static_assert(Kokkos::is_memory_space<MemorySpace>::value,
@@ -122,16 +139,48 @@ class BlockSparseGrid {
   template <class Active, class Boundary>
   BlockSparseGrid(const std::string& label, const Extents& extents, const std::array<bool, 3>& periodic,
                   const Active& active, const Boundary& boundary, BlockGrouping grouping = BlockGrouping::memory)
+      : BlockSparseGrid(label, extents, periodic, OwnedBlockPlanes{0, block_lattice(extents).extent(Dim - 1)}, active,
+                        boundary, grouping) {}
+
+  /// The part of that grid one rank holds: the `owned` block planes (at least 2 when they are
+  /// not all of them) and a halo block plane on each side. `active` and `boundary` take
+  /// coordinates in the whole box, as above.
+  template <class Active, class Boundary>
+  BlockSparseGrid(const std::string& label, const Extents& extents, const std::array<bool, 3>& periodic,
+                  OwnedBlockPlanes owned, const Active& active, const Boundary& boundary,
+                  BlockGrouping grouping = BlockGrouping::memory)
       : m_extents(extents), m_periodic(periodic), m_grouping(grouping) {
     check_box(extents, periodic);
     if constexpr (Dim == 2) m_periodic[2] = false;
-    for (int a = 0; a < 3; ++a) m_blocks_per_axis[a] = a < Dim ? (extents.extent(a) + B - 1) / B : 1;
+    const Extents lattice = block_lattice(extents);
+    m_global_planes = lattice.extent(slab_axis);
+    require_in_range("karman::BlockSparseGrid", "first owned block plane", owned.begin, 0, m_global_planes - 1);
+    require_in_range("karman::BlockSparseGrid", "owned block planes", owned.count, 1, m_global_planes - owned.begin);
+    m_divided = owned.count < m_global_planes;
+    if (m_divided) {
+      require_in_range("karman::BlockSparseGrid (one of several ranks)", "owned block planes", owned.count, 2,
+                       m_global_planes);
+    }
+    for (int a = 0; a < 3; ++a) m_blocks_per_axis[a] = lattice.extent(a);
+    if (m_divided) {
+      m_window_begin = owned.begin - 1;
+      m_blocks_per_axis[slab_axis] = owned.count + 2;
+    }
     const std::vector<Provisional> found = find_blocks(active);
-    if (found.empty()) {
+    if (found.empty() && !m_divided) {
       throw Error("karman::BlockSparseGrid: no active voxel in the " + std::to_string(extents.nx) + "x" +
                   std::to_string(extents.ny) + "x" + std::to_string(extents.nz) + " box (at least 1 needed)");
     }
     build(label, found, boundary);
+  }
+
+  /// Axis along which ranks divide the block planes: z in 3D, y in 2D.
+  static constexpr int slab_axis = Dim - 1;
+
+  /// The lattice of blocks tiling `box`: blocks along each axis (a partial block at a
+  /// non-periodic end counts). Its planes along slab_axis are what ranks divide.
+  static Extents block_lattice(const Extents& box) {
+    return {(box.nx + B - 1) / B, (box.ny + B - 1) / B, Dim == 3 ? (box.nz + B - 1) / B : 1};
   }
 
   /// The box the blocks tile.
@@ -140,23 +189,48 @@ class BlockSparseGrid {
   bool periodic(int axis) const { return m_periodic[axis]; }
   /// How boundary blocks are told apart.
   BlockGrouping grouping() const { return m_grouping; }
-  /// Stored blocks.
+  /// Stored blocks, halo blocks included.
   block_index_t block_count() const { return block_index_t(m_masks.size()); }
-  /// Boundary blocks among them.
+  /// Owned blocks that run the boundary kernel (shared blocks included).
   block_index_t boundary_block_count() const { return m_boundary_blocks; }
-  /// Voxels of the stored blocks, inactive ones included: the voxel count fields hold.
+  /// Voxels of the stored blocks, inactive and halo ones included: the voxel count fields hold.
   index_t voxel_count() const { return index_t(block_count()) * block_voxels; }
-  /// Active voxels.
+  /// Active voxels of the owned blocks.
   index_t active_voxel_count() const { return m_active_voxels; }
-  /// Groups for fields on this grid: every stored voxel is interior (one rank, no halo).
-  GroupTable group_table() const { return GroupTable::single(voxel_count()); }
+  /// True when ranks share the box (halo and shared groups exist).
+  bool divided() const { return m_divided; }
+  /// Groups for fields on this grid: on one rank every stored voxel is interior; on several,
+  /// halo | shared | interior | shared | halo along slab_axis (the group order of a
+  /// SlabPartition, so its halo plans name these groups).
+  GroupTable group_table() const {
+    if (!m_divided) return GroupTable::single(voxel_count());
+    const NeighbourStep lower = NeighbourStep::along(slab_axis, -1), upper = NeighbourStep::along(slab_axis, +1);
+    const GroupRole roles[] = {GroupRole::halo, GroupRole::shared, GroupRole::interior, GroupRole::shared,
+                               GroupRole::halo};
+    const NeighbourStep towards[] = {lower, lower, NeighbourStep{}, upper, upper};
+    GroupTable table;
+    for (int g = 0; g < 5; ++g) table.add(roles[g], towards[g], index_t(group_blocks(g).size()) * block_voxels);
+    return table;
+  }
+  /// The stored blocks of group g of group_table().
+  BlockRange group_blocks(int g) const { return {m_group_begin[std::size_t(g)], m_group_begin[std::size_t(g) + 1]}; }
+  /// The group computed apart from the exchange: the only group on one rank.
+  int interior_group() const { return m_divided ? 2 : 0; }
+  /// The blocks this rank computes: all on one rank, the shared and interior groups on several.
+  BlockRange owned_blocks() const {
+    return m_divided ? BlockRange{m_group_begin[1], m_group_begin[4]} : BlockRange{0, block_count()};
+  }
 
-  /// The blocks a kernel over `set` spans: with memory grouping each set is a contiguous run
-  /// (boundary blocks first); with bitmask grouping every set spans all blocks and the kernel
-  /// tests the bit (Table II, "# Blocks").
+  /// The blocks a kernel over `set` spans: `all` the owned blocks; `boundary` and
+  /// `non_boundary` those of the interior group, with memory grouping each a contiguous run
+  /// (boundary blocks first), with bitmask grouping the whole group, the kernel testing the bit
+  /// (Table II, "# Blocks"). Shared blocks are launched by group (group_blocks).
   BlockRange span(BlockSet set) const {
-    if (m_grouping == BlockGrouping::bitmask || set == BlockSet::all) return {0, block_count()};
-    return set == BlockSet::boundary ? BlockRange{0, m_boundary_blocks} : BlockRange{m_boundary_blocks, block_count()};
+    if (set == BlockSet::all) return owned_blocks();
+    const BlockRange interior = group_blocks(interior_group());
+    if (m_grouping == BlockGrouping::bitmask) return interior;
+    const block_index_t split = interior.begin + m_interior_boundary_blocks;
+    return set == BlockSet::boundary ? BlockRange{interior.begin, split} : BlockRange{split, interior.end};
   }
 
   /// Voxel mask of block b (host copy).
@@ -172,11 +246,16 @@ class BlockSparseGrid {
   block_index_t neighbour(block_index_t b, int dir) const {
     return m_neighbours[std::size_t(b) * shape_type::directions + std::size_t(dir)];
   }
-  /// Voxel index of the voxel at (x, y, z), or absent_voxel when its block is not stored or
-  /// the coordinates are outside the box (host side).
+  /// Voxel index of the owned voxel at (x, y, z) of the box, or absent_voxel when its block is
+  /// not stored, belongs to another rank, or the coordinates are outside the box (host side).
   index_t find(int x, int y, int z) const {
     if (x < 0 || y < 0 || z < 0 || x >= m_extents.nx || y >= m_extents.ny || z >= m_extents.nz) return absent_voxel;
-    const block_index_t b = m_block_at[std::size_t(dense_block(x / B, y / B, z / B))];
+    std::array<int, 3> bc = {x / B, y / B, z / B};
+    if (m_divided) {
+      bc[slab_axis] -= m_window_begin;
+      if (bc[slab_axis] < 1 || bc[slab_axis] > m_blocks_per_axis[slab_axis] - 2) return absent_voxel;
+    }
+    const block_index_t b = m_block_at[std::size_t(dense_block(bc[0], bc[1], bc[2]))];
     if (b == absent_block) return absent_voxel;
     return view_type::voxel_of(b, shape_type::local_index(x % B, y % B, Dim == 3 ? z % B : 0));
   }
@@ -187,9 +266,33 @@ class BlockSparseGrid {
  private:
   /// A block as found, before the final ordering.
   struct Provisional {
-    index_t dense = 0;  ///< index in the full block lattice, x fastest
+    index_t dense = 0;  ///< index in the lattice of this rank's block planes, x fastest
     mask_type mask = 0;
   };
+
+  /// Block plane of the box at plane w of this rank's lattice along slab_axis, or -1 where
+  /// there is none (past a non-periodic end).
+  int global_plane(int w) const {
+    int g = m_window_begin + w;
+    if (g < 0 || g >= m_global_planes) {
+      if (!m_periodic[slab_axis]) return -1;
+      g = (g + m_global_planes) % m_global_planes;
+    }
+    return g;
+  }
+
+  /// Block coordinates in the box of block coordinates `bc` of this rank's lattice.
+  std::array<int, 3> global_block(std::array<int, 3> bc) const {
+    bc[slab_axis] = global_plane(bc[slab_axis]);
+    return bc;
+  }
+
+  /// Group of the blocks of plane w of this rank's lattice (group_table()).
+  int group_of_plane(int w) const {
+    if (!m_divided) return 0;
+    const int last = m_blocks_per_axis[slab_axis] - 1;
+    return w == 0 ? 0 : w == 1 ? 1 : w == last - 1 ? 3 : w == last ? 4 : 2;
+  }
 
   static void check_box(const Extents& extents, const std::array<bool, 3>& periodic) {
     validate(extents, "karman::BlockSparseGrid");
@@ -226,10 +329,13 @@ class BlockSparseGrid {
     for (int bz = 0; bz < nbz; ++bz) {
       for (int by = 0; by < nby; ++by) {
         for (int bx = 0; bx < nbx; ++bx) {
+          const std::array<int, 3> g = global_block({bx, by, bz});
+          if (g[slab_axis] < 0) continue;
           mask_type m = 0;
           for (int l = 0; l < block_voxels; ++l) {
-            const int x = bx * B + shape_type::local_coordinate(l, 0), y = by * B + shape_type::local_coordinate(l, 1);
-            const int z = Dim == 3 ? bz * B + shape_type::local_coordinate(l, 2) : 0;
+            const int x = g[0] * B + shape_type::local_coordinate(l, 0);
+            const int y = g[1] * B + shape_type::local_coordinate(l, 1);
+            const int z = Dim == 3 ? g[2] * B + shape_type::local_coordinate(l, 2) : 0;
             if (x < m_extents.nx && y < m_extents.ny && z < m_extents.nz && active(x, y, z)) m |= mask_type(1) << l;
           }
           if (m != 0) found.push_back({dense_block(bx, by, bz), m});
@@ -248,30 +354,45 @@ class BlockSparseGrid {
                       absent_block);
     for (std::size_t p = 0; p < n; ++p) m_block_at[std::size_t(found[p].dense)] = block_index_t(p);
 
-    // Neighbour rows and classification in discovery order, renumbered below.
+    // Neighbour rows and classification in discovery order, renumbered below. Shared blocks
+    // run the boundary kernel; halo blocks run none.
     std::vector<block_index_t> links(n * dirs);
     std::vector<std::array<int, 3>> coords(n);
+    std::vector<int> group(n);
     std::vector<char> is_boundary(n);
     for (std::size_t p = 0; p < n; ++p) {
       const index_t d = found[p].dense;
       const std::array<int, 3> bc = {int(d % m_blocks_per_axis[0]),
                                      int(d / m_blocks_per_axis[0] % m_blocks_per_axis[1]),
                                      int(d / (index_t(m_blocks_per_axis[0]) * m_blocks_per_axis[1]))};
-      coords[p] = bc;
+      coords[p] = global_block(bc);
+      group[p] = group_of_plane(bc[slab_axis]);
       for (int dir = 0; dir < dirs; ++dir) links[p * dirs + dir] = linked_block(bc, dir);
-      is_boundary[p] = classify(found, p, links.data() + p * dirs, bc, boundary_voxel);
+      const GroupRole role =
+          m_divided ? (group[p] == 2 ? GroupRole::interior : (group[p] % 4 == 0 ? GroupRole::halo : GroupRole::shared))
+                    : GroupRole::interior;
+      is_boundary[p] =
+          role == GroupRole::shared ||
+          (role == GroupRole::interior && classify(found, p, links.data() + p * dirs, coords[p], boundary_voxel));
     }
 
-    // Memory grouping puts boundary blocks first; both orders are Z-order inside a group.
+    // Groups in memory order; inside the interior group memory grouping puts boundary blocks
+    // first; Z-order of the global block coordinates inside each run.
     std::vector<std::uint64_t> keys(n);
     for (std::size_t p = 0; p < n; ++p) keys[p] = detail::morton_key(coords[p][0], coords[p][1], coords[p][2]);
     std::vector<block_index_t> order(n);
     std::iota(order.begin(), order.end(), 0);
     const bool grouped = m_grouping == BlockGrouping::memory;
     std::sort(order.begin(), order.end(), [&](block_index_t a, block_index_t b) {
-      const bool ga = grouped && !is_boundary[std::size_t(a)], gb = grouped && !is_boundary[std::size_t(b)];
-      return ga != gb ? gb : keys[std::size_t(a)] < keys[std::size_t(b)];
+      const std::size_t i = std::size_t(a), j = std::size_t(b);
+      if (group[i] != group[j]) return group[i] < group[j];
+      const bool ga = grouped && !is_boundary[i], gb = grouped && !is_boundary[j];
+      return ga != gb ? gb : keys[i] < keys[j];
     });
+    m_group_begin.fill(block_index_t(n));
+    for (std::size_t k = n; k-- > 0;) m_group_begin[std::size_t(group[std::size_t(order[k])])] = block_index_t(k);
+    for (int g = 4; g >= 0; --g)
+      m_group_begin[std::size_t(g)] = std::min(m_group_begin[std::size_t(g)], m_group_begin[std::size_t(g) + 1]);
     std::vector<block_index_t> final_index(n);
     for (std::size_t k = 0; k < n; ++k) final_index[std::size_t(order[k])] = block_index_t(k);
 
@@ -280,11 +401,12 @@ class BlockSparseGrid {
     m_neighbours.resize(n * dirs);
     m_boundary_bits.assign((n + 31) / 32, 0u);
     m_boundary_blocks = 0;
+    m_interior_boundary_blocks = 0;
     m_active_voxels = 0;
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t p = std::size_t(order[k]);
       m_masks[k] = found[p].mask;
-      m_active_voxels += popcount(found[p].mask);
+      if (!m_divided || group[p] % 4 != 0) m_active_voxels += popcount(found[p].mask);
       for (int a = 0; a < 3; ++a) m_origins[3 * k + std::size_t(a)] = coords[p][std::size_t(a)] * B;
       for (int dir = 0; dir < dirs; ++dir) {
         const block_index_t link = links[p * dirs + std::size_t(dir)];
@@ -294,6 +416,7 @@ class BlockSparseGrid {
       if (is_boundary[p]) {
         m_boundary_bits[k / 32] |= std::uint32_t(1) << (k % 32);
         ++m_boundary_blocks;
+        if (group[p] == interior_group()) ++m_interior_boundary_blocks;
       }
     }
     for (auto& b : m_block_at)
@@ -314,14 +437,15 @@ class BlockSparseGrid {
     for (int a = 0; a < 3; ++a) {
       to[a] = bc[a] + shape_type::direction_offset(dir, a);
       if (to[a] < 0 || to[a] >= m_blocks_per_axis[a]) {
-        if (!m_periodic[a]) return absent_block;
+        if (!m_periodic[a] || (m_divided && a == slab_axis)) return absent_block;
         to[a] = (to[a] + m_blocks_per_axis[a]) % m_blocks_per_axis[a];
       }
     }
     return m_block_at[std::size_t(dense_block(to[0], to[1], to[2]))];
   }
 
-  /// True when block p is a boundary block (see the class comment).
+  /// True when block p, at block coordinates `bc` of the box, is a boundary block (see the
+  /// class comment).
   template <class Boundary>
   bool classify(const std::vector<Provisional>& found, std::size_t p, const block_index_t* row,
                 const std::array<int, 3>& bc, const Boundary& boundary_voxel) const {
@@ -358,7 +482,12 @@ class BlockSparseGrid {
   Extents m_extents;
   std::array<bool, 3> m_periodic{};
   BlockGrouping m_grouping = BlockGrouping::memory;
-  std::array<int, 3> m_blocks_per_axis{1, 1, 1};
+  std::array<int, 3> m_blocks_per_axis{1, 1, 1};  ///< of this rank's lattice of blocks
+  bool m_divided = false;
+  int m_global_planes = 1;                       ///< block planes of the box along slab_axis
+  int m_window_begin = 0;                        ///< block plane of the box at this rank's plane 0 (its lower halo)
+  std::array<block_index_t, 6> m_group_begin{};  ///< first block of each group, then the end
+  block_index_t m_interior_boundary_blocks = 0;
   block_index_t m_boundary_blocks = 0;
   index_t m_active_voxels = 0;
   // Host copies: for queries, tests and output; kernels read m_view only.

@@ -44,6 +44,16 @@ void launch_block_set(const std::string& label, BlockRange blocks, const GridVie
 }
 }  // namespace detail
 
+/// Calls `functor(voxel)` for every active voxel of the stored blocks [blocks.begin,
+/// blocks.end) on `space` (asynchronous): a group of a rank's blocks, such as its shared blocks
+/// (BlockSparseGrid::group_blocks), whatever their kind.
+template <class... Properties, class ExecutionSpace, int Dim, int B, class MemorySpace, class Functor>
+void for_each(const std::string& label, const BlockSparseGrid<Dim, B, MemorySpace>& grid, BlockRange blocks,
+              const ExecutionSpace& space, const Functor& functor) {
+  if (blocks.empty()) return;
+  detail::launch_block_set<BlockSet::all, false, Properties...>(label, blocks, grid.view(), space, functor);
+}
+
 /// Calls `functor(voxel)` for every active voxel of the blocks of `set` on `space`
 /// (asynchronous), one work item per voxel of the blocks spanned, so consecutive work items
 /// are consecutive voxels of a block and read a block's chunk of each component together.
@@ -72,7 +82,7 @@ void for_each(const std::string& label, const BlockSparseGrid<Dim, B, MemorySpac
       }
       break;
     case BlockSet::all:
-      detail::launch_block_set<BlockSet::all, false, Properties...>(label, blocks, view, space, functor);
+      for_each<Properties...>(label, grid, blocks, space, functor);
       break;
   }
 }

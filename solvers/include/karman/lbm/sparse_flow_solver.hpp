@@ -18,7 +18,7 @@ namespace karman::lbm {
 template <int Dim>
 inline constexpr int sparse_block_edge = Dim == 3 ? 4 : 8;
 
-/// A solver of one compiled variant on a block-sparse grid (one rank).
+/// A solver of one compiled variant on a block-sparse grid: one rank's block planes, or all.
 class SparseFlowSolver {
  public:
   virtual ~SparseFlowSolver() = default;
@@ -26,14 +26,16 @@ class SparseFlowSolver {
   virtual void advance(int n) = 0;
   /// Time steps done since initialisation.
   virtual std::int64_t steps() const = 0;
-  /// Density and velocity after the last step of every stored voxel, by the grid's voxel index
-  /// (voxel_index()); 0 in walls and in the inactive voxels of partly filled blocks.
+  /// Density and velocity after the last step of every owned voxel, by the grid's voxel index
+  /// (voxel_index()); 0 in walls, in the inactive voxels of partly filled blocks and in halo
+  /// blocks. Collective when ranks share the grid (the halos are exchanged first).
   virtual MomentFields moments() = 0;
-  /// Voxel index of (x, y, z) of the box, or absent_voxel where its block is not stored.
+  /// Voxel index of the owned voxel (x, y, z) of the box, or absent_voxel where its block is
+  /// not stored or another rank owns it.
   virtual index_t voxel_index(int x, int y, int z) const = 0;
-  /// Voxels of the stored blocks, inactive ones included: the length of moments().
+  /// Voxels of the stored blocks, inactive and halo ones included: the length of moments().
   virtual index_t voxel_count() const = 0;
-  /// Voxels updated each step: the stored ones that are not solid.
+  /// Voxels updated each step on this rank: the owned ones that are not solid.
   virtual index_t fluid_voxels() const = 0;
   /// Stored blocks.
   virtual std::int64_t block_count() const = 0;
@@ -49,6 +51,10 @@ class SparseFlowSolver {
   virtual int populations() const = 0;
   /// Human-readable variant, e.g. "d3q19/float/csoa/bgk/ab/sparse-memory".
   virtual std::string description() const = 0;
+  /// True when halo blocks move between ranks (a run with several ranks under MPI).
+  virtual bool uses_mpi() const = 0;
+  /// This rank's exchange counters so far (zeros on one rank).
+  virtual RankCommStats comm_stats() const = 0;
 };
 
 }  // namespace karman::lbm

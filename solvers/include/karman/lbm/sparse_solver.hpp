@@ -4,7 +4,10 @@
 /// dense solver's stream-collide kernel (stream_collide.hpp) on BlockNeighbours, boundary
 /// blocks run with flags and boundary code, non-boundary blocks with neither. Every voxel
 /// computes exactly what it computes on the dense box, so both grids give bitwise the same
-/// fields on the same case.
+/// fields on the same case. Under MPI the ranks divide the block planes along the slowest axis
+/// (BlockSparseGrid's groups) and exchange their shared blocks through the dense solver's halo
+/// plans and exchanger, the interior blocks computed while the messages fly (Meneghin &
+/// Mahmoud §III–IV, Fig. 4b), with the same bits as on one rank.
 
 #include <karman/core/block_neighbours.hpp>
 #include <karman/core/block_sparse_grid.hpp>
@@ -21,6 +24,12 @@
 #include <karman/lbm/stream_collide.hpp>
 #include <karman/lbm/variants.hpp>
 
+#if KARMAN_ENABLE_MPI
+#include <karman/comm/mpi_halo_exchanger.hpp>
+#include <karman/comm/slab_decomposition.hpp>
+#endif
+
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +45,38 @@ struct SparseLayout {
 template <int Alpha, class Grid>
 struct SparseLayout<CSoA<Alpha>, Grid> {
   using type = typename Grid::block_layout;
+};
+
+/// A rank's part of a block-sparse grid and how its halo blocks are filled: all block planes and
+/// no exchanger on one rank; under MPI the planes a SlabPartition of the block lattice gives the
+/// rank, the halo plans of that partition per step kind and an MPI exchanger.
+template <class FieldType>
+struct SparseSlab {
+  OwnedBlockPlanes owned;
+  std::array<HaloPlan, 3> plans;                        ///< by StepKind
+  std::unique_ptr<HaloExchanger<FieldType>> exchanger;  ///< null on one rank
+};
+
+/// Saves, or restores outside one layer of voxels, components [begin, end) of the voxels
+/// [first, ...) it is launched over: see SparseSolverCore::keep_inner_layers.
+template <class FieldType, class SavedView, class Shape>
+struct InnerLayerCopy {
+  FieldType field;
+  SavedView saved;
+  index_t first = 0;   ///< first voxel of the group
+  index_t offset = 0;  ///< where the group's values start in `saved`
+  int begin = 0, end = 0;
+  int facing = 0;  ///< local coordinate along the slab axis of the layer left alone on restore
+  bool restore = false;
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+    const index_t base = offset + (v - first) * (end - begin) - begin;
+    if (!restore) {
+      for (int q = begin; q < end; ++q) saved(base + q) = field(v, q);
+    } else if (Shape::local_coordinate(int(v % Shape::voxels), Shape::dim - 1) != facing) {
+      for (int q = begin; q < end; ++q) field(v, q) = saved(base + q);
+    }
+  }
 };
 
 /// Everything of a block-sparse solver that does not depend on its collision, pattern or
@@ -57,7 +98,7 @@ class SparseSolverCore : public SparseFlowSolver {
 
   void advance(int n) override {
     for (int s = 0; s < n; ++s) {
-      update(next_step());
+      step(next_step());
       if (m_pattern == Pattern::ab) std::swap(m_f[0], m_f[1]);
       ++m_steps;
     }
@@ -69,6 +110,11 @@ class SparseSolverCore : public SparseFlowSolver {
     MomentFields out{Kokkos::View<double*>("karman::rho", m_grid.voxel_count()),
                      Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", m_grid.voxel_count(), 3)};
     const StepKind k = next_step();
+    if (m_exchanger) {
+      // The next step's exchange, which it repeats unchanged: moments read what it would.
+      begin_exchange(k);
+      end_exchange(k);
+    }
     if (k == StepKind::ab_pull) {
       compute_moments<StepKind::ab_pull>(out);
     } else if (k == StepKind::aa_odd) {
@@ -90,6 +136,8 @@ class SparseSolverCore : public SparseFlowSolver {
   }
   std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(storage_type); }
   int populations() const override { return L::Q; }
+  bool uses_mpi() const override { return m_exchanger && m_exchanger->between_ranks(); }
+  RankCommStats comm_stats() const override { return uses_mpi() ? m_exchanger->stats() : RankCommStats{}; }
   std::string description() const override {
     return std::string(L::name) + "/" + VariantName<Prec>::value + "/" + Layout::name + "/" + m_collision + "/" +
            (m_pattern == Pattern::ab ? PatternTag<Pattern::ab>::name : PatternTag<Pattern::aa>::name) + "/sparse-" +
@@ -102,15 +150,19 @@ class SparseSolverCore : public SparseFlowSolver {
   const field_type& populations_field() const { return m_f[0]; }
 
  protected:
-  /// Builds the grid of `setup`'s geometry with `grouping`, its flags and lattices, and sets
-  /// the initial equilibrium. Throws karman::Error for a box the grid refuses (a periodic
-  /// extent that is not a multiple of the block edge, no fluid voxel).
-  SparseSolverCore(const SolverSetup& setup, BlockGrouping grouping, Pattern pattern, bool forced,
-                   const char* collision)
-      : SparseSolverCore(setup, SparseSample(setup, velocity_set<L>()), grouping, pattern, forced, collision) {}
+  /// Builds the grid of `setup`'s geometry with `grouping` on the block planes of `slab`, its
+  /// flags and lattices, and sets the initial equilibrium. Throws karman::Error for a box the
+  /// grid refuses (a periodic extent that is not a multiple of the block edge, no fluid voxel).
+  SparseSolverCore(const SolverSetup& setup, SparseSlab<field_type> slab, BlockGrouping grouping, Pattern pattern,
+                   bool forced, const char* collision)
+      : SparseSolverCore(setup, SparseSample(setup, velocity_set<L>()), std::move(slab), grouping, pattern, forced,
+                         collision) {}
 
-  /// Runs the variant's kernels of one step of kind k over every block (SparseSolver::update).
-  virtual void update(StepKind k) const = 0;
+  /// Which owned blocks a launch covers: the shared groups (next to the halos) or the interior.
+  enum class BlockPart { shared, interior };
+
+  /// Runs the variant's kernels of one step of kind k over `part` (SparseSolver::update).
+  virtual void update(StepKind k, BlockPart part) const = 0;
 
   template <StepKind K, class Feat>
   PopulationAccess<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type> access() const {
@@ -121,12 +173,15 @@ class SparseSolverCore : public SparseFlowSolver {
   T m_force[3] = {0, 0, 0};
 
  private:
-  SparseSolverCore(const SolverSetup& setup, const SparseSample& sample, BlockGrouping grouping, Pattern pattern,
-                   bool forced, const char* collision)
+  SparseSolverCore(const SolverSetup& setup, const SparseSample& sample, SparseSlab<field_type> slab,
+                   BlockGrouping grouping, Pattern pattern, bool forced, const char* collision)
       : m_grid(
-            "karman::sparse_grid", setup.global, setup.periodic,
+            "karman::sparse_grid", setup.global, setup.periodic, slab.owned,
             [&](int x, int y, int z) { return sample.active(x, y, z); },
             [&](int x, int y, int z) { return sample.boundary(x, y, z); }, grouping),
+        m_plans(std::move(slab.plans)),
+        m_exchanger(std::move(slab.exchanger)),
+        m_overlap(setup.overlap),
         m_pattern(pattern),
         m_forced(forced),
         m_collision(collision),
@@ -135,6 +190,13 @@ class SparseSolverCore : public SparseFlowSolver {
     const GroupTable groups = m_grid.group_table();
     m_f[0] = field_type("karman::sparse_populations_a", groups, L::Q);
     if (m_pattern == Pattern::ab) m_f[1] = field_type("karman::sparse_populations_b", groups, L::Q);
+    if (m_exchanger && m_pattern == Pattern::aa) {
+      index_t saved = 0;
+      for (const HaloTransfer& t : m_plans[std::size_t(StepKind::aa_even)].receives) {
+        saved += groups.range(t.group).size() * (t.components.end - t.components.begin);
+      }
+      m_saved_layers = Kokkos::View<storage_type*, MemorySpace>("karman::sparse_saved_layers", saved);
+    }
     initialize(sample);
   }
 
@@ -142,6 +204,57 @@ class SparseSolverCore : public SparseFlowSolver {
   StepKind next_step() const {
     if (m_pattern == Pattern::ab) return StepKind::ab_pull;
     return m_steps % 2 == 0 ? StepKind::aa_odd : StepKind::aa_even;
+  }
+
+  /// One step of kind k: the exchange of the halo blocks it reads, then the kernels over the
+  /// owned blocks, the interior queued before waiting for the messages when overlapping (as the
+  /// dense SolverCore::step). Every kernel and the exchanger's copies run on the default
+  /// instance, which orders them; a slot is read and written by one voxel within a step, so the
+  /// order of the parts does not change the result.
+  void step(StepKind k) {
+    if (!m_exchanger) {
+      update(k, BlockPart::shared);
+      update(k, BlockPart::interior);
+      return;
+    }
+    begin_exchange(k);
+    if (m_overlap) update(k, BlockPart::interior);
+    end_exchange(k);
+    update(k, BlockPart::shared);
+    if (!m_overlap) update(k, BlockPart::interior);
+  }
+
+  void begin_exchange(StepKind k) {
+    if (k == StepKind::aa_even) keep_inner_layers(false);
+    m_exchanger->start(m_f[0], m_plans[std::size_t(k)]);
+  }
+
+  void end_exchange(StepKind k) {
+    m_exchanger->finish();
+    if (k == StepKind::aa_even) keep_inner_layers(true);
+  }
+
+  /// Before an AA even step the shared blocks come back from the neighbours' halo blocks
+  /// (HaloPlans::aa_even), whole, but a neighbour's odd step wrote only into the layer of
+  /// voxels facing it: the other layers of its copy hold what this rank sent before that odd
+  /// step, which this rank's own odd step has since overwritten. So the received components
+  /// are saved before the exchange (`restore` false) and put back after it (true) everywhere
+  /// but in the facing layer, which keeps exactly the neighbour's pushes, as a dense slab's
+  /// one-plane halo does.
+  void keep_inner_layers(bool restore) const {
+    using Shape = typename grid_type::shape_type;
+    const execution_space space;
+    index_t offset = 0;
+    for (const HaloTransfer& t : m_plans[std::size_t(StepKind::aa_even)].receives) {
+      const BlockRange blocks = m_grid.group_blocks(t.group);
+      const VoxelRange voxels{index_t(blocks.begin) * Shape::voxels, index_t(blocks.end) * Shape::voxels};
+      const int facing = t.neighbour.d[std::size_t(grid_type::slab_axis)] > 0 ? Shape::edge - 1 : 0;
+      for_each(
+          "karman::sparse_keep_inner_layers", voxels, space,
+          InnerLayerCopy<field_type, Kokkos::View<storage_type*, MemorySpace>, Shape>{
+              m_f[0], m_saved_layers, voxels.begin, offset, t.components.begin, t.components.end, facing, restore});
+      offset += voxels.size() * (t.components.end - t.components.begin);
+    }
   }
 
   template <StepKind K>
@@ -170,6 +283,7 @@ class SparseSolverCore : public SparseFlowSolver {
     std::vector<flag_t> flag_words(n, outside_flag);
     std::vector<double> rho(n, 1.0), u(3 * n, 0.0);
     const Extents& box = m_grid.extents();
+    const BlockRange owned = m_grid.owned_blocks();
     constexpr int block_voxels = grid_type::block_voxels;
     for (block_index_t b = 0; b < m_grid.block_count(); ++b) {
       const std::array<int, 3> origin = m_grid.origin(b);
@@ -183,7 +297,7 @@ class SparseSolverCore : public SparseFlowSolver {
         for (int d = 0; d < 3; ++d) u[3 * v + std::size_t(d)] = s.u[d];
         if (!((m_grid.mask(b) >> l) & 1u)) continue;
         flag_words[v] = sample.flag(g[0], g[1], g[2]);
-        if (flags::kind(flag_words[v]) != CellKind::solid) ++m_fluid_voxels;
+        if (b >= owned.begin && b < owned.end && flags::kind(flag_words[v]) != CellKind::solid) ++m_fluid_voxels;
       }
     }
     m_flags = Kokkos::View<flag_t*, MemorySpace>("karman::sparse_flags", n);
@@ -205,6 +319,10 @@ class SparseSolverCore : public SparseFlowSolver {
     compat::fence(space, "karman::sparse_initialized");
   }
 
+  std::array<HaloPlan, 3> m_plans;
+  std::unique_ptr<HaloExchanger<field_type>> m_exchanger;
+  bool m_overlap;
+  Kokkos::View<storage_type*, MemorySpace> m_saved_layers;  ///< keep_inner_layers' copy (AA under MPI)
   Pattern m_pattern;
   bool m_forced;
   std::string m_collision;
@@ -233,10 +351,11 @@ class SparseSolver final : public SparseSolverCore<L, Prec, Layout, MemorySpace>
   using typename Core::layout_type;
   using typename Core::neighbours_type;
 
-  /// Builds the grid of `setup`'s geometry with `grouping`, its flags and lattices, and sets
-  /// the initial equilibrium (SparseSolverCore).
-  SparseSolver(const SolverSetup& setup, BlockGrouping grouping)
-      : Core(setup, grouping, P, Forced, Collision::name), m_rates(collision_rates<Collision, T>(setup.relaxation)) {}
+  /// Builds the grid of `setup`'s geometry with `grouping` on the block planes of `slab`, its
+  /// flags and lattices, and sets the initial equilibrium (SparseSolverCore).
+  SparseSolver(const SolverSetup& setup, SparseSlab<field_type> slab, BlockGrouping grouping)
+      : Core(setup, std::move(slab), grouping, P, Forced, Collision::name),
+        m_rates(collision_rates<Collision, T>(setup.relaxation)) {}
 
  private:
   template <StepKind K, class Feat>
@@ -247,26 +366,38 @@ class SparseSolver final : public SparseSolverCore<L, Prec, Layout, MemorySpace>
     return k;
   }
 
-  /// Boundary blocks with flags, non-boundary blocks without, on one instance in that order.
-  /// As on the dense box every slot is read and written by one voxel within a step
-  /// (stream_collide.hpp), so the order does not change the result.
+  using typename Core::BlockPart;
+
+  /// Interior: boundary blocks with flags, non-boundary blocks without, on one instance in that
+  /// order. Shared: both shared groups with flags (they hold blocks of either kind). As on the
+  /// dense box every slot is read and written by one voxel within a step (stream_collide.hpp),
+  /// so the order does not change the result.
   template <StepKind K>
-  void launch() const {
+  void launch(BlockPart part) const {
     const execution_space space;
-    for_each<StreamCollideLaunch>("karman::sparse_stream_collide_boundary", this->m_grid, BlockSet::boundary, space,
+    const grid_type& grid = this->m_grid;
+    if (part == BlockPart::shared) {
+      for (int g : {1, 3}) {
+        if (!grid.divided()) break;
+        for_each<StreamCollideLaunch>("karman::sparse_stream_collide_shared", grid, grid.group_blocks(g), space,
+                                      kernel<K, BoundaryFeatures>());
+      }
+      return;
+    }
+    for_each<StreamCollideLaunch>("karman::sparse_stream_collide_boundary", grid, BlockSet::boundary, space,
                                   kernel<K, BoundaryFeatures>());
-    for_each<StreamCollideLaunch>("karman::sparse_stream_collide_non_boundary", this->m_grid, BlockSet::non_boundary,
-                                  space, kernel<K, BulkFeatures>());
+    for_each<StreamCollideLaunch>("karman::sparse_stream_collide_non_boundary", grid, BlockSet::non_boundary, space,
+                                  kernel<K, BulkFeatures>());
   }
 
   /// Only the step kinds of pattern P are compiled: AB pulls, AA alternates odd and even.
-  void update(StepKind k) const override {
+  void update(StepKind k, BlockPart part) const override {
     if constexpr (P == Pattern::ab) {
-      launch<StepKind::ab_pull>();
+      launch<StepKind::ab_pull>(part);
     } else if (k == StepKind::aa_odd) {
-      launch<StepKind::aa_odd>();
+      launch<StepKind::aa_odd>(part);
     } else {
-      launch<StepKind::aa_even>();
+      launch<StepKind::aa_even>(part);
     }
   }
 
@@ -279,8 +410,33 @@ namespace detail {
 /// translation unit instantiates it for one (lattice, precision, layout), with every collision
 /// of variants.hpp defined for the lattice and every pattern, and the Guo force terms only for
 /// a case with a body force.
+/// The block planes of `setup`'s rank and, under MPI with several ranks, the halo plans and
+/// exchanger of the SlabDecomposition of the block lattice, each of its planes a plane of blocks.
+template <class L, class FieldType, class Grid>
+SparseSlab<FieldType> make_sparse_slab(const SolverSetup& setup) {
+  const Extents lattice = Grid::block_lattice(setup.global);
+  SparseSlab<FieldType> slab{{0, lattice.extent(Grid::slab_axis)}, {}, nullptr};
+#if KARMAN_ENABLE_MPI
+  if (setup.ranks > 1) {
+    const comm::SlabDecomposition decomposition(
+        lattice, setup.communicator.comm(),
+        setup.periodic[Grid::slab_axis] ? comm::SlabEnds::periodic : comm::SlabEnds::wall);
+    const SlabPartition& p = decomposition.partition();
+    slab.owned = {p.owned_begin(), p.owned_planes()};
+    for (StepKind k : {StepKind::ab_pull, StepKind::aa_odd, StepKind::aa_even}) {
+      slab.plans[std::size_t(k)] = HaloPlans<L>::of(k, p);
+    }
+    slab.exchanger = std::make_unique<comm::MpiHaloExchanger<FieldType>>(
+        decomposition, setup.gpu_aware, typename FieldType::execution_space(), setup.pack_halos);
+  }
+#endif
+  return slab;
+}
+
 template <class L, class T, class Layout>
 std::unique_ptr<SparseFlowSolver> make_sparse_solver_variant(const SolverSetup& setup, BlockGrouping grouping) {
+  using Core = SparseSolverCore<L, T, Layout, Kokkos::DefaultExecutionSpace::memory_space>;
+  const auto slab = [&] { return make_sparse_slab<L, typename Core::field_type, typename Core::grid_type>(setup); };
   const bool forced =
       setup.relaxation.force[0] != 0 || setup.relaxation.force[1] != 0 || setup.relaxation.force[2] != 0;
   return dispatch<Collisions>(setup.variant.collision, [&](auto collision) -> std::unique_ptr<SparseFlowSolver> {
@@ -288,8 +444,8 @@ std::unique_ptr<SparseFlowSolver> make_sparse_solver_variant(const SolverSetup& 
     if constexpr (Collision::template defined_for<L>) {
       return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) -> std::unique_ptr<SparseFlowSolver> {
         constexpr Pattern P = tag_type<decltype(pattern)>::value;
-        if (forced) return std::make_unique<SparseSolver<L, T, Layout, Collision, P, true>>(setup, grouping);
-        return std::make_unique<SparseSolver<L, T, Layout, Collision, P, false>>(setup, grouping);
+        if (forced) return std::make_unique<SparseSolver<L, T, Layout, Collision, P, true>>(setup, slab(), grouping);
+        return std::make_unique<SparseSolver<L, T, Layout, Collision, P, false>>(setup, slab(), grouping);
       });
     } else {
       throw Error(undefined_collision_message(Collision::name, L::name));

@@ -12,9 +12,10 @@
 
 namespace karman::lbm {
 
-/// Checks the setup (names, sizes, lattice vs dimension, one rank) and builds its solver on a
-/// block-sparse grid of `setup.geometry` with `grouping`; throws karman::Error naming the bad
-/// value and what is accepted. The setup's dense-only fields (schedule, overlap) are ignored.
+/// Checks the setup (names, sizes, lattice vs dimension, at least two block planes per rank)
+/// and builds its solver on a block-sparse grid of `setup.geometry` with `grouping`, the ranks
+/// of `setup.communicator` dividing its block planes; throws karman::Error naming the bad
+/// value and what is accepted. The setup's dense-only field `schedule` is ignored.
 std::unique_ptr<SparseFlowSolver> make_sparse_solver(const SolverSetup& setup,
                                                      BlockGrouping grouping = BlockGrouping::memory);
 
