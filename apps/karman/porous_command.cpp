@@ -173,29 +173,6 @@ struct BoxFields {
   std::vector<double> rho, u[3], solid;
 };
 
-BoxFields scatter_to_box(lbm::SparseFlowSolver& solver, const geometry::VoxelImage& image) {
-  const auto m = solver.moments();
-  const auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.rho);
-  const auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.u);
-  const Extents& e = image.extents;
-  const auto n = std::size_t(e.size());
-  BoxFields f;
-  f.rho.assign(n, 0.0);
-  f.solid.assign(n, 1.0);
-  for (auto& c : f.u) c.assign(n, 0.0);
-  for (int z = 0; z < e.nz; ++z)
-    for (int y = 0; y < e.ny; ++y)
-      for (int x = 0; x < e.nx; ++x) {
-        const auto k = std::size_t(e.index(x, y, z));
-        if (image.solid[k]) continue;
-        const index_t v = solver.voxel_index(x, y, z);
-        f.solid[k] = 0.0;
-        f.rho[k] = rho(v);
-        for (int d = 0; d < 3; ++d) f.u[d][k] = u(v, d);
-      }
-  return f;
-}
-
 /// True when the solver's memory space is not the host's (a GPU).
 constexpr bool device_memory = !std::is_same_v<Kokkos::DefaultExecutionSpace::memory_space, Kokkos::HostSpace>;
 
@@ -230,12 +207,46 @@ MemoryNeed memory_need(const lbm::SolverSetup& setup, bool no_fields) {
   return m;
 }
 
-/// Runs the case; returns the exit code.
-int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
+/// The owned voxels' moments of `solver` on rank 0 as fields of the whole box (solid voxels 0,
+/// `solid` 1 there), gathered from every rank; empty vectors on the other ranks.
+BoxFields gather_to_box(lbm::SparseFlowSolver& solver, const geometry::VoxelImage& image, const comm::Ranks& ranks) {
+  const auto m = solver.moments();
+  const auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.rho);
+  const auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.u);
+  const Extents& e = image.extents;
+  // (voxel of the box, rho, ux, uy, uz) of each owned fluid voxel.
+  std::vector<double> owned;
+  for (int z = 0; z < e.nz; ++z)
+    for (int y = 0; y < e.ny; ++y)
+      for (int x = 0; x < e.nx; ++x) {
+        const auto k = std::size_t(e.index(x, y, z));
+        const index_t v = solver.voxel_index(x, y, z);
+        if (image.solid[k] || v == absent_voxel) continue;
+        owned.insert(owned.end(), {double(k), rho(v), u(v, 0), u(v, 1), u(v, 2)});
+      }
+  const std::vector<double> all = ranks.gather(owned);
+  BoxFields f;
+  if (!ranks.root()) return f;
+  const auto n = std::size_t(e.size());
+  f.rho.assign(n, 0.0);
+  f.solid.assign(n, 1.0);
+  for (auto& c : f.u) c.assign(n, 0.0);
+  for (std::size_t r = 0; r < all.size(); r += 5) {
+    const auto k = std::size_t(all[r]);
+    f.solid[k] = 0.0;
+    f.rho[k] = all[r + 1];
+    for (std::size_t d = 0; d < 3; ++d) f.u[d][k] = all[r + 2 + d];
+  }
+  return f;
+}
+
+/// Runs the case on every rank of `ranks` (the block planes divided between them); rank 0
+/// prints and writes. Returns the exit code.
+int run_porous_on_ranks(const PorousOptions& o, const comm::Ranks& ranks) {
   const auto t_setup = clock::now();
   const std::filesystem::path dir = o.output;
+  const bool root = ranks.root();
   // Everything that can fail on bad input, before anything is allocated or written.
-  if (ranks.size() > 1) throw Error("karman porous runs on one rank (the block-sparse grid is not decomposed yet)");
   if (o.steps == 0 && o.until_steady == 0 && !o.estimate_memory) {
     throw Error("karman porous: give --steps S or --until-steady TOL (or --estimate-memory)");
   }
@@ -284,10 +295,13 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
       throw Error(text);
     }
   }
-  const lbm::SolverSetup setup = lbm::cases::porous_setup(sample.image, flow, o.variant);
+  lbm::SolverSetup setup = lbm::cases::porous_setup(sample.image, flow, o.variant);
+  setup.rank = ranks.rank();
+  setup.ranks = ranks.size();
+  setup.communicator = ranks;
   // 16- and 32-bit storage resolve rho ~ 1 to 1e-3 and 1e-7: a density difference near that many units
   // of the last place turns the measured gradient and k into rounding (docs/validation.md).
-  if (pressure && lbm::precision_bytes(o.variant.precision.name()) < 8 && flow.delta_rho < 1e-3) {
+  if (root && pressure && lbm::precision_bytes(o.variant.precision.name()) < 8 && flow.delta_rho < 1e-3) {
     std::fprintf(stderr,
                  "karman: warning: --delta-rho %g in %s storage is close to its rounding of rho ~ 1; give "
                  "--delta-rho 1e-3 or more\n",
@@ -295,28 +309,37 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
   }
   const auto grouping = o.grouping == "bitmask" ? BlockGrouping::bitmask : BlockGrouping::memory;
 
-  // The memory of the run from the blocks the sample fills, before the solver allocates any.
+  // The memory of the run from the blocks the sample fills, before the solver allocates any: on
+  // several ranks each holds about its share of the blocks (and two halo block planes), so the
+  // share is what is compared with the memory there.
   const MemoryNeed need = memory_need(setup, o.no_fields);
+  const double share = need.total / ranks.size();
   const lbm::SparseMemoryEstimate& est = need.estimate;
-  std::printf(
-      "karman porous: memory estimate %s: %lld blocks, populations %s + flags %s + grid %s = %s (%.0f bytes per "
-      "fluid voxel), peak %s%s%s; %s available (%s)\n",
-      readable_bytes(need.total).c_str(), static_cast<long long>(est.blocks),
-      readable_bytes(double(est.population_bytes)).c_str(), readable_bytes(double(est.flag_bytes)).c_str(),
-      readable_bytes(double(est.grid_bytes)).c_str(), readable_bytes(double(est.persistent_bytes())).c_str(),
-      est.bytes_per_fluid_voxel(), readable_bytes(double(est.peak_bytes())).c_str(), device_memory ? "" : " + host ",
-      device_memory ? "" : readable_bytes(need.host_bytes).c_str(),
-      budget.bytes > 0 ? readable_bytes(budget.bytes).c_str() : "unknown", budget.source.c_str());
-  std::fflush(stdout);
-  if (budget.bytes > 0 && need.total > budget.bytes) {
-    throw Error("karman porous: the run needs about " + readable_bytes(need.total) + " of " +
-                (device_memory ? "device" : "host") + " memory (" + std::to_string(est.blocks) +
-                " blocks: populations " + readable_bytes(double(est.population_bytes)) + ", flags " +
-                readable_bytes(double(est.flag_bytes)) + ", grid " + readable_bytes(double(est.grid_bytes)) +
-                ", transient " + readable_bytes(double(est.peak_bytes() - est.persistent_bytes())) +
-                (device_memory ? "" : ", host tables and output " + readable_bytes(need.host_bytes)) +
-                "), more than the " + readable_bytes(budget.bytes) + " of " + budget.source +
-                "; use --precision float, --pattern aa, --no-fields or a smaller sample");
+  if (root) {
+    std::printf(
+        "karman porous: memory estimate %s: %lld blocks, populations %s + flags %s + grid %s = %s (%.0f bytes per "
+        "fluid voxel), peak %s%s%s; %s available (%s)\n",
+        readable_bytes(need.total).c_str(), static_cast<long long>(est.blocks),
+        readable_bytes(double(est.population_bytes)).c_str(), readable_bytes(double(est.flag_bytes)).c_str(),
+        readable_bytes(double(est.grid_bytes)).c_str(), readable_bytes(double(est.persistent_bytes())).c_str(),
+        est.bytes_per_fluid_voxel(), readable_bytes(double(est.peak_bytes())).c_str(), device_memory ? "" : " + host ",
+        device_memory ? "" : readable_bytes(need.host_bytes).c_str(),
+        budget.bytes > 0 ? readable_bytes(budget.bytes).c_str() : "unknown", budget.source.c_str());
+    if (ranks.size() > 1)
+      std::printf("  each of %d ranks holds about %s\n", ranks.size(), readable_bytes(share).c_str());
+    std::fflush(stdout);
+  }
+  if (budget.bytes > 0 && share > budget.bytes) {
+    throw Error(
+        "karman porous: " +
+        (ranks.size() > 1 ? "each of " + std::to_string(ranks.size()) + " ranks needs" : std::string("the run needs")) +
+        " about " + readable_bytes(share) + " of " + (device_memory ? "device" : "host") + " memory (" +
+        std::to_string(est.blocks) + " blocks: populations " + readable_bytes(double(est.population_bytes)) +
+        ", flags " + readable_bytes(double(est.flag_bytes)) + ", grid " + readable_bytes(double(est.grid_bytes)) +
+        ", transient " + readable_bytes(double(est.peak_bytes() - est.persistent_bytes())) +
+        (device_memory ? "" : ", host tables and output " + readable_bytes(need.host_bytes)) + "), more than the " +
+        readable_bytes(budget.bytes) + " of " + budget.source +
+        "; use --precision float, --pattern aa, --no-fields, more ranks or a smaller sample");
   }
   // On a GPU the host holds the construction's tables and the output fields beside it.
   const double host_available = device_memory ? available_host_bytes() : 0.0;
@@ -328,19 +351,27 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
   if (o.estimate_memory) return 0;
 
   auto solver = lbm::make_sparse_solver(setup, grouping);
-  if (o.overwrite) io::remove_earlier_run_files(dir);
-  io::prepare_output_directory(dir);
+  ranks.run([&] {
+    if (!root) return;
+    if (o.overwrite) io::remove_earlier_run_files(dir);
+    io::prepare_output_directory(dir);
+  });
   const geometry::VoxelImage& image = *sample.image;
   const Extents& e = image.extents;
-  const double voxels = double(e.size()), fluid = double(solver->fluid_voxels());
+  const double voxels = double(e.size()), fluid = ranks.sum(double(solver->fluid_voxels()));
+  const double blocks = ranks.sum(double(solver->block_count()));
+  const double boundary_blocks = ranks.sum(double(solver->boundary_block_count()));
   const double nu = lbm::cases::viscosity(flow);
   // What Darcy's law divides by while the run goes on: g, or the imposed G / rho0 of a pressure
   // drive (the summary uses the gradient measured at the end).
   const double imposed_gradient = pressure ? flow.delta_rho / (3.0 * (e.nx - 1)) : flow.force;
-  std::printf("karman porous: %dx%dx%d voxels (%s, porosity %.4f, %lld stored blocks, %lld boundary), %s, %s\n", e.nx,
-              e.ny, e.nz, sample.kind.c_str(), image.porosity(), static_cast<long long>(solver->block_count()),
-              static_cast<long long>(solver->boundary_block_count()), solver->description().c_str(),
-              Kokkos::DefaultExecutionSpace::name());
+  if (root) {
+    std::printf("karman porous: %dx%dx%d voxels (%s, porosity %.4f, %.0f stored blocks, %.0f boundary), %s, %s", e.nx,
+                e.ny, e.nz, sample.kind.c_str(), image.porosity(), blocks, boundary_blocks,
+                solver->description().c_str(), Kokkos::DefaultExecutionSpace::name());
+    if (ranks.size() > 1) std::printf(", %d ranks (block planes along %c)", ranks.size(), "xyz"[e.dimension() - 1]);
+    std::printf("\n");
+  }
   char drive_text[128];
   if (pressure) {
     std::snprintf(drive_text, sizeof drive_text, "pressure drop rho %.6g -> %.6g along x (G %.3g)",
@@ -354,7 +385,7 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
   } else {
     std::snprintf(stop_text, sizeof stop_text, "until the superficial velocity changes by < %g", o.until_steady);
   }
-  std::printf("  tau %.6f, nu %.6g, %s, %s\n", flow.tau, nu, drive_text, stop_text);
+  if (root) std::printf("  tau %.6f, nu %.6g, %s, %s\n", flow.tau, nu, drive_text, stop_text);
   std::fflush(stdout);
 
   const long target = o.steps > 0 ? o.steps : o.max_steps;
@@ -369,41 +400,54 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
     solver->advance(int(n));
     Kokkos::fence();
     compute_seconds += seconds_since(t0);
-    const double now = lbm::cases::velocity_sum(solver->moments());
+    const double now = ranks.sum(lbm::cases::velocity_sum(solver->moments()));
     if (!std::isfinite(now)) {
-      std::fprintf(stderr,
-                   "karman: error: karman porous: the solution diverged by step %lld (superficial velocity %g); "
-                   "lower %s or raise --tau\n",
-                   static_cast<long long>(solver->steps()), now / voxels, pressure ? "--delta-rho" : "--force");
+      if (root)
+        std::fprintf(stderr,
+                     "karman: error: karman porous: the solution diverged by step %lld (superficial velocity %g); "
+                     "lower %s or raise --tau\n",
+                     static_cast<long long>(solver->steps()), now / voxels, pressure ? "--delta-rho" : "--force");
       return exit_diverged;
     }
     residual = now != 0 ? std::fabs(now - u_sum) / std::fabs(now) : INFINITY;
     u_sum = now;
     steady = o.until_steady > 0 && residual < o.until_steady;
     const long done = long(solver->steps());
-    if (!o.quiet && (seconds_since(last_progress) > 2.0 || steady || done == target)) {
+    // Every rank takes the same decision: rank 0's clock decides when progress is printed.
+    const bool report = ranks.max(root && (seconds_since(last_progress) > 2.0 || steady || done == target)) > 0;
+    if (!o.quiet && report) {
       last_progress = clock::now();
       const double mlups = fluid * double(done) / compute_seconds / 1e6;
       const double k = lbm::cases::darcy_flow(u_sum, voxels, fluid, flow, imposed_gradient).permeability;
-      std::printf("  step %8ld  %9.1f MLUPS  k %.6g  change %.3e  %s %s\n", done, mlups, k, residual,
-                  o.steps > 0 ? "ETA" : "ETA <=",
-                  format_duration(compute_seconds / double(done) * double(target - done)).c_str());
+      if (root)
+        std::printf("  step %8ld  %9.1f MLUPS  k %.6g  change %.3e  %s %s\n", done, mlups, k, residual,
+                    o.steps > 0 ? "ETA" : "ETA <=",
+                    format_duration(compute_seconds / double(done) * double(target - done)).c_str());
       std::fflush(stdout);
     }
   }
   const double run_seconds = seconds_since(t_run);
   lbm::cases::PressureGradient measured;
   if (pressure) {
+    // Each rank's owned share of the plane means (other ranks' voxels count 0); the means and the
+    // gradient are linear in the densities, so their sums over the ranks are the box's.
     const auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), solver->moments().rho);
-    measured = lbm::cases::measure_pressure_gradient(
-        image, [&](int x, int y, int z) { return rho(solver->voxel_index(x, y, z)); });
+    const lbm::cases::PressureGradient share = lbm::cases::measure_pressure_gradient(image, [&](int x, int y, int z) {
+      const index_t v = solver->voxel_index(x, y, z);
+      return v == absent_voxel ? 0.0 : rho(v);
+    });
+    measured = {ranks.sum(share.rho_inlet), ranks.sum(share.rho_outlet), ranks.sum(share.gradient)};
   }
   const lbm::cases::DarcyFlow darcy =
       lbm::cases::darcy_flow(u_sum, voxels, fluid, flow, pressure ? measured.gradient : flow.force);
   const double mlups = compute_seconds > 0 ? fluid * double(solver->steps()) / compute_seconds / 1e6 : 0.0;
 
+  const double stored_voxels = ranks.sum(double(solver->voxel_count()));
+  const double population_bytes = ranks.sum(double(solver->population_bytes()));
+  const BoxFields f = o.no_fields ? BoxFields{} : gather_to_box(*solver, image, ranks);
+  // Past the last collective call: rank 0 writes alone.
+  if (!root) return 0;
   if (!o.no_fields) {
-    const BoxFields f = scatter_to_box(*solver, image);
     const io::BoxGeometry box{e, {o.voxel_size, o.voxel_size, o.voxel_size}, {0, 0, 0}};
     io::FieldWriter writer(dir, box, {"rho", "ux", "uy", "uz", "solid"});
     io::FieldSlab slab{0, e.nz, {}};
@@ -475,12 +519,14 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
                        {"space", device_memory ? "device" : "host"},
                        {"available_bytes", budget.bytes},
                        {"available_source", budget.source}};
-  summary["grid"] = {{"blocks", solver->block_count()},
-                     {"boundary_blocks", solver->boundary_block_count()},
-                     {"stored_voxels", solver->voxel_count()},
-                     {"fluid_voxels", solver->fluid_voxels()},
-                     {"population_bytes", solver->population_bytes()},
-                     {"population_bytes_per_fluid_voxel", double(solver->population_bytes()) / fluid}};
+  // Sums over the ranks; stored voxels and population bytes count each rank's halo blocks.
+  summary["grid"] = {{"ranks", ranks.size()},
+                     {"blocks", blocks},
+                     {"boundary_blocks", boundary_blocks},
+                     {"stored_voxels", stored_voxels},
+                     {"fluid_voxels", fluid},
+                     {"population_bytes", population_bytes},
+                     {"population_bytes_per_fluid_voxel", population_bytes / fluid}};
   add_provenance(summary);
   io::write_json(dir / "summary.json", summary);
   std::printf(
@@ -509,6 +555,12 @@ int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
     return exit_not_converged;
   }
   return 0;
+}
+
+/// Runs the case; returns the exit code. An error every rank meets (bad input) is reported
+/// once; the output is written by rank 0 after the last collective call.
+int run_porous(const PorousOptions& o, const comm::Ranks& ranks) {
+  return ranks.run([&] { return run_porous_on_ranks(o, ranks); });
 }
 
 }  // namespace

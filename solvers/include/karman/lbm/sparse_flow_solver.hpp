@@ -37,7 +37,8 @@ class SparseFlowSolver {
   virtual index_t voxel_count() const = 0;
   /// Voxels updated each step on this rank: the owned ones that are not solid.
   virtual index_t fluid_voxels() const = 0;
-  /// Stored blocks.
+  /// Blocks this rank computes: every stored block on one rank, all but the halo blocks on
+  /// several.
   virtual std::int64_t block_count() const = 0;
   /// Stored blocks that run the boundary kernel (Meneghin & Mahmoud Table II).
   virtual std::int64_t boundary_block_count() const = 0;

@@ -128,7 +128,7 @@ class SparseSolverCore : public SparseFlowSolver {
   index_t voxel_index(int x, int y, int z) const override { return m_grid.find(x, y, z); }
   index_t voxel_count() const override { return m_grid.voxel_count(); }
   index_t fluid_voxels() const override { return m_fluid_voxels; }
-  std::int64_t block_count() const override { return m_grid.block_count(); }
+  std::int64_t block_count() const override { return m_grid.owned_blocks().size(); }
   std::int64_t boundary_block_count() const override { return m_grid.boundary_block_count(); }
   BlockGrouping grouping() const override { return m_grid.grouping(); }
   std::size_t population_bytes() const override {
