@@ -7,6 +7,7 @@
 
 #include <karman/core/cartesian_partition.hpp>
 #include <karman/core/halo_plan.hpp>
+#include <karman/core/slab_halo_plan.hpp>  // reversed(): AA even steps of blocks as of slabs
 
 #include <array>
 #include <vector>
