@@ -51,10 +51,12 @@ NeighbourStep step_of(const CartesianPartition& p, const std::array<int, 3>& x, 
 struct Grid {
   Extents box;
   std::array<int, 3> dims;
+  int halo_width = 1;
 };
 
-const Grid grids[] = {{{6, 5, 7}, {2, 2, 2}}, {{6, 5, 7}, {2, 2, 1}}, {{6, 5, 9}, {1, 1, 3}},
-                      {{8, 6, 4}, {3, 1, 2}}, {{7, 6, 1}, {2, 2, 1}}, {{7, 6, 1}, {3, 1, 1}}};
+const Grid grids[] = {{{6, 5, 7}, {2, 2, 2}},     {{6, 5, 7}, {2, 2, 1}},   {{6, 5, 9}, {1, 1, 3}},
+                      {{8, 6, 4}, {3, 1, 2}},     {{7, 6, 1}, {2, 2, 1}},   {{7, 6, 1}, {3, 1, 1}},
+                      {{9, 8, 10}, {2, 2, 2}, 2}, {{9, 9, 1}, {2, 2, 1}, 2}};
 
 TEST(CartesianPartition, BlocksTileTheBoxAndGroupsHoldTheirCells) {
   for (const Grid& grid : grids) {
@@ -64,7 +66,7 @@ TEST(CartesianPartition, BlocksTileTheBoxAndGroupsHoldTheirCells) {
     for (int r = 0; r < ranks; ++r) {
       const std::array<int, 3> coords{r % grid.dims[0], r / grid.dims[0] % grid.dims[1],
                                       r / (grid.dims[0] * grid.dims[1])};
-      const CartesianPartition p(box, grid.dims, coords);
+      const CartesianPartition p(box, grid.dims, coords, grid.halo_width);
       EXPECT_EQ(p.rank(), r);
       const GroupTable& g = p.groups();
       EXPECT_EQ(g.total(), p.local_size());
