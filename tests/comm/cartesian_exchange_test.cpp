@@ -122,6 +122,13 @@ std::string exchange_once(const CartesianDecomposition& dec, const Velocities& c
     if (!seen) counted.push_back(r.neighbour);
   }
   messages = index_t(counted.size());
+  // Sends by kind of neighbour: one message to each, the populations crossing into it from the
+  // shared cells facing it.
+  std::array<index_t, neighbour_kinds> messages_by_kind{}, values_by_kind{};
+  for (const NeighbourStep& s : counted) ++messages_by_kind[std::size_t(s.axes() - 1)];
+  for (const HaloTransfer& t : plan.sends)
+    if (dec.has_neighbour(t.neighbour))
+      values_by_kind[std::size_t(t.neighbour.axes() - 1)] += p.group(t.group).size() * t.components.size();
   MpiHaloExchanger<FieldType> exchanger(dec, comm::GpuAwareMode::automatic, typename FieldType::execution_space(),
                                         pack_always);
   exchanger.start(field, plan);
@@ -133,6 +140,9 @@ std::string exchange_once(const CartesianDecomposition& dec, const Velocities& c
     report << exchanger.counters().values_received << " values received, want " << values << "; ";
   if (exchanger.counters().messages_sent != messages)
     report << exchanger.counters().messages_sent << " messages sent, want " << messages << "; ";
+  if (exchanger.counters().messages_sent_by_kind != messages_by_kind ||
+      exchanger.counters().values_sent_by_kind != values_by_kind)
+    report << "sends by kind of neighbour differ; ";
   const std::vector<double> got = read(field);
   int wrong = 0;
   for (std::size_t k = 0; k < got.size(); ++k) {

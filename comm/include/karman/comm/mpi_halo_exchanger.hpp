@@ -144,6 +144,10 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     }
     m_counters.messages_sent += index_t(p.sends.size());
     m_counters.values_sent += p.values_sent;
+    for (int k = 0; k < neighbour_kinds; ++k) {
+      m_counters.messages_sent_by_kind[k] += p.messages_sent_by_kind[k];
+      m_counters.values_sent_by_kind[k] += p.values_sent_by_kind[k];
+    }
     m_counters.messages_received += index_t(p.receives.size());
     m_counters.values_received += p.values_received;
     m_in_flight = true;
@@ -220,6 +224,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     index_t buffer_offset = 0;              ///< !in_field: first value in the buffer
     index_t staging_offset = 0;             ///< staged: first value in the pinned host mirror
     MPI_Datatype type = MPI_DATATYPE_NULL;  ///< in_field: the runs of several transfers (from the field's start)
+    int kind = 0;                           ///< to a face, edge or corner neighbour (NeighbourStep::axes() - 1)
   };
 
   /// Voxels packed into (or unpacked from) the buffer, and where their values go there.
@@ -240,6 +245,8 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     std::vector<Piece> unpacks;  ///< scattered from the buffer after the receives
     index_t values_sent = 0;
     index_t values_received = 0;
+    std::array<index_t, neighbour_kinds> messages_sent_by_kind{};
+    std::array<index_t, neighbour_kinds> values_sent_by_kind{};
   };
 
   static double seconds(clock::time_point from, clock::time_point to) {
@@ -291,7 +298,11 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
         staging_size += m.count;
       }
     }
-    for (const Message& m : p.sends) p.values_sent += m.count;
+    for (const Message& m : p.sends) {
+      p.values_sent += m.count;
+      p.messages_sent_by_kind[m.kind] += 1;
+      p.values_sent_by_kind[m.kind] += m.count;
+    }
     for (const Message& m : p.receives) p.values_received += m.count;
     if (buffer_size > index_t(m_buffer.extent(0))) m_buffer = buffer_view("karman::comm::halo_buffer", buffer_size);
     if (m_staged && staging_size > index_t(m_staging.extent(0)))
@@ -318,6 +329,14 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
                     const std::vector<HaloTransfer>& ts, bool merge, bool receive, index_t& buffer_size) const {
     const int peer = m_peers[ts.front().neighbour.index()];
     if (peer == MPI_PROC_NULL) return;
+    const std::size_t first = out.size();
+    add_messages_to(peer, out, pieces, field, ts, merge, receive, buffer_size);
+    for (std::size_t k = first; k < out.size(); ++k) out[k].kind = ts.front().neighbour.axes() - 1;
+  }
+
+  /// add_messages() once the peer is known.
+  void add_messages_to(int peer, std::vector<Message>& out, std::vector<Piece>& pieces, const FieldType& field,
+                       const std::vector<HaloTransfer>& ts, bool merge, bool receive, index_t& buffer_size) const {
     const int tag = tag_of(ts.front(), receive, 0);
     if (merge) {
       if (effective_method() == ExchangeMethod::in_place && !m_staged) {

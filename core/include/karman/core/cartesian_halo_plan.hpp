@@ -7,7 +7,6 @@
 
 #include <karman/core/cartesian_partition.hpp>
 #include <karman/core/halo_plan.hpp>
-#include <karman/core/slab_halo_plan.hpp>  // reversed(): AA even steps of blocks as of slabs
 
 #include <array>
 #include <vector>
@@ -45,7 +44,7 @@ inline std::vector<NeighbourStep> crossing_neighbours(const CartesianPartition& 
 /// neighbour's message follow one another in the same order on both sides (the receiver's halo
 /// group holds the sender's shared cells in their order). `opposite_slots` swaps what moves
 /// each way: AA's odd step, before which the even step left every population in its opposite
-/// slot (slab_halo_plan.hpp); its even step moves the same blocks back (reversed()).
+/// slot (slab_halo_plan.hpp); its even step moves the same blocks back (reversed(), halo_plan.hpp).
 inline HaloPlan cartesian_halo_plan(const CartesianPartition& p, const std::vector<std::array<int, 3>>& velocities,
                                     bool opposite_slots = false) {
   HaloPlan plan;
