@@ -761,10 +761,18 @@ class CaseRun {
                                                m_options.overlap && m_solver->uses_mpi(), m_solver->gpu_aware());
     nlohmann::json per_rank = nlohmann::json::array();
     for (const auto& r : stats.per_rank) {
+      // Table III's counts split by the kind of neighbour (a slab's are all faces).
+      nlohmann::json by_kind;
+      const char* kinds[neighbour_kinds] = {"face", "edge", "corner"};
+      for (int k = 0; k < neighbour_kinds; ++k) {
+        by_kind[kinds[k]] = {{"messages_sent_per_step", r.messages_sent_per_step_by_kind[k]},
+                             {"values_sent_per_step", r.values_sent_per_step_by_kind[k]}};
+      }
       per_rank.push_back({{"rank", r.rank},
                           {"neighbours", r.neighbours},
                           {"messages_sent_per_step", r.messages_sent_per_step},
                           {"values_sent_per_step", r.values_sent_per_step},
+                          {"by_neighbour_kind", by_kind},
                           {"exchange_seconds", r.exchange_seconds},
                           {"hidden_fraction", r.hidden_fraction}});
     }

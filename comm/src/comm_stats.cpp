@@ -6,9 +6,11 @@ namespace karman::comm {
 
 namespace {
 // A line travels as doubles: every count fits a double exactly (below 2^53).
-constexpr int fields_per_line = 11;
+constexpr int fields_per_line = 11 + 2 * neighbour_kinds;
 
 std::array<double, fields_per_line> to_array(const RankCommStats& s) {
+  const auto& m = s.messages_sent_per_step_by_kind;
+  const auto& v = s.values_sent_per_step_by_kind;
   return {double(s.rank),
           double(s.neighbours),
           double(s.exchanges),
@@ -19,7 +21,13 @@ std::array<double, fields_per_line> to_array(const RankCommStats& s) {
           s.exchange_seconds,
           s.wait_seconds,
           s.overlap_seconds,
-          s.hidden_fraction};
+          s.hidden_fraction,
+          m[0],
+          m[1],
+          m[2],
+          v[0],
+          v[1],
+          v[2]};
 }
 
 RankCommStats from_array(const double* a) {
@@ -35,6 +43,10 @@ RankCommStats from_array(const double* a) {
   s.wait_seconds = a[8];
   s.overlap_seconds = a[9];
   s.hidden_fraction = a[10];
+  for (int k = 0; k < neighbour_kinds; ++k) {
+    s.messages_sent_per_step_by_kind[k] = a[11 + k];
+    s.values_sent_per_step_by_kind[k] = a[11 + neighbour_kinds + k];
+  }
   return s;
 }
 }  // namespace

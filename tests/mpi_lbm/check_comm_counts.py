@@ -90,6 +90,16 @@ def check(summary, args):
         got = line.get("values_sent_per_step")
         expect(isinstance(got, (int, float)) and math.isclose(got, values, rel_tol=1e-12, abs_tol=1e-12),
                f"{where}: values_sent_per_step = {got!r}, Table III expects {values:g} (s = {plane_voxels})")
+        # A slab's neighbours are faces: the by-kind split puts every message there.
+        by_kind = line.get("by_neighbour_kind") or {}
+        face = by_kind.get("face") or {}
+        expect(face.get("messages_sent_per_step") == line.get("messages_sent_per_step")
+               and face.get("values_sent_per_step") == line.get("values_sent_per_step"),
+               f"{where}: by_neighbour_kind.face = {face!r}, expected the totals")
+        for kind in ("edge", "corner"):
+            other = by_kind.get(kind) or {}
+            expect(other.get("messages_sent_per_step") == 0 and other.get("values_sent_per_step") == 0,
+                   f"{where}: by_neighbour_kind.{kind} = {other!r}, expected no messages")
         seconds = line.get("exchange_seconds")
         expect(isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds >= 0,
                f"{where}: exchange_seconds = {seconds!r}, expected a finite time >= 0")

@@ -1,11 +1,13 @@
 #pragma once
 /// \file mpi_halo_exchanger.hpp
-/// A HaloPlan carried out with non-blocking MPI between slab neighbours (Meneghin & Mahmoud §VI-A, Fig. 4b;
+/// A HaloPlan carried out with non-blocking MPI between the neighbours of a slab or Cartesian
+/// decomposition (Meneghin & Mahmoud §VI-A, Fig. 4b;
 /// Karrer's MPI recipe): start() posts every receive, then every send, and returns, so the
 /// caller computes interior voxels while messages fly; finish() waits and completes the copies
 /// back. How a transfer becomes messages depends on the layout, at compile time
 /// (karman/comm/exchange_method.hpp); the counts that follow are Meneghin & Mahmoud Table III's.
 
+#include <karman/comm/cartesian_decomposition.hpp>
 #include <karman/comm/comm_stats.hpp>
 #include <karman/comm/device_memory.hpp>
 #include <karman/comm/exchange_method.hpp>
@@ -27,6 +29,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace karman::comm {
@@ -44,15 +47,22 @@ inline bool same_transfers(const std::vector<HaloTransfer>& a, const std::vector
 }
 }  // namespace detail
 
-/// MPI halo exchange of a FieldType between the neighbours of a decomposition (today the
-/// SlabDecomposition's two); transfers find their peer rank by the neighbour step they name.
+/// MPI halo exchange of a FieldType between the neighbours of a decomposition (a
+/// SlabDecomposition's two, a CartesianDecomposition's up to 26); transfers find their peer rank
+/// by the neighbour step they name.
 ///
-/// Messages per neighbour and direction (s = voxels per plane, c = crossing components):
+/// Messages per slab neighbour and direction (s = voxels per plane, c = crossing components):
 /// Disaggregated one message of c·s values, in place; SoA c messages of s values, in place;
 /// AoS one message of Q·s values (whole voxels), in place; CSoA and other layouts one packed
 /// message of c·s values. A send to neighbour s pairs with that neighbour's receive from
 /// s.opposite() over the same component range; tags derive from direction of travel,
 /// first component and run index, so the c messages of SoA pair one to one.
+///
+/// A plan with several transfers towards one neighbour (a Cartesian block's shared cells and
+/// single populations, cartesian_halo_plan.hpp) becomes one message per neighbour and
+/// direction: in place through an MPI derived datatype listing the transfers' storage runs
+/// where the layout has few runs (Disaggregated, SoA) and MPI reads the field's memory,
+/// otherwise packed by the same kernels as above (AoS, CSoA, staged device memory).
 ///
 /// Device memory the host cannot read goes to MPI directly when MPI is GPU-aware
 /// (GpuAwareMode), otherwise through a pinned host mirror: one asynchronous copy per message
@@ -75,7 +85,8 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   /// voxels on `space` (the solver's default instance), or fence them first. `pack_always` packs
   /// every transfer into one buffer whatever the layout: the classical "SoA + pack" exchange
   /// that Meneghin & Mahmoud Fig. 6 compares the disaggregated layout with.
-  explicit MpiHaloExchanger(const SlabDecomposition& decomposition, GpuAwareMode gpu_aware = GpuAwareMode::automatic,
+  template <class Decomposition>
+  explicit MpiHaloExchanger(const Decomposition& decomposition, GpuAwareMode gpu_aware = GpuAwareMode::automatic,
                             execution_space space = execution_space(), bool pack_always = false)
       : m_pack_always(pack_always),
         m_space(space),
@@ -88,12 +99,16 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   }
 
   /// Waits for an exchange still in flight (MPI must not write into freed memory), then frees
-  /// the duplicated communicator.
+  /// the derived datatypes and the duplicated communicator.
   ~MpiHaloExchanger() override {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) return;
     if (m_in_flight) MPI_Waitall(int(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
+    for (Prepared& p : m_plans)
+      for (std::vector<Message>* list : {&p.receives, &p.sends})
+        for (Message& m : *list)
+          if (m.type != MPI_DATATYPE_NULL) MPI_Type_free(&m.type);
     MPI_Comm_free(&m_comm);
   }
 
@@ -114,14 +129,10 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     m_requests.clear();
     for (const Message& m : p.receives) {
       m_requests.emplace_back();
-      MPI_Irecv(mpi_pointer(m), int(m.count), mpi_datatype<value_type>(), m.peer, m.tag, m_comm, &m_requests.back());
+      MPI_Irecv(mpi_pointer(m), mpi_count(m), mpi_type(m), m.peer, m.tag, m_comm, &m_requests.back());
     }
-    bool device_work = false;
-    for (const Message& m : p.sends) {
-      if (m.in_field) continue;
-      detail::pack_halo(m_space, m_field, m_buffer, m.voxels, m.map);
-      device_work = true;
-    }
+    bool device_work = !p.packs.empty();
+    for (const Piece& piece : p.packs) detail::pack_halo(m_space, m_field, m_buffer, piece.voxels, piece.map);
     if (m_staged) {
       for (const Message& m : p.sends) Kokkos::deep_copy(m_space, staging_run(m), device_run(m));
       device_work = device_work || !p.sends.empty();
@@ -129,10 +140,14 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     if (device_work) compat::fence(m_space, "karman::comm::MpiHaloExchanger::start: packed and staged");
     for (const Message& m : p.sends) {
       m_requests.emplace_back();
-      MPI_Isend(mpi_pointer(m), int(m.count), mpi_datatype<value_type>(), m.peer, m.tag, m_comm, &m_requests.back());
+      MPI_Isend(mpi_pointer(m), mpi_count(m), mpi_type(m), m.peer, m.tag, m_comm, &m_requests.back());
     }
     m_counters.messages_sent += index_t(p.sends.size());
     m_counters.values_sent += p.values_sent;
+    for (int k = 0; k < neighbour_kinds; ++k) {
+      m_counters.messages_sent_by_kind[k] += p.messages_sent_by_kind[k];
+      m_counters.values_sent_by_kind[k] += p.values_sent_by_kind[k];
+    }
     m_counters.messages_received += index_t(p.receives.size());
     m_counters.values_received += p.values_received;
     m_in_flight = true;
@@ -156,9 +171,8 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
       for (const Message& m : p.receives) Kokkos::deep_copy(m_space, device_run(m), staging_run(m));
       device_work = !p.receives.empty();
     }
-    for (const Message& m : p.receives) {
-      if (m.in_field) continue;
-      detail::unpack_halo(m_space, m_field, m_buffer, m.voxels, m.map);
+    for (const Piece& piece : p.unpacks) {
+      detail::unpack_halo(m_space, m_field, m_buffer, piece.voxels, piece.map);
       device_work = true;
     }
     if (device_work) compat::fence(m_space, "karman::comm::MpiHaloExchanger::finish: unpacked");
@@ -173,7 +187,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   bool gpu_aware() const override { return m_gpu_aware; }
   /// How transfers become messages in this exchanger (packed when asked to pack always).
   ExchangeMethod effective_method() const { return m_pack_always ? ExchangeMethod::packed : method; }
-  /// Sides with a neighbour (0, 1 or 2).
+  /// Steps with a neighbour (0, 1 or 2 for a slab, up to 26 for a Cartesian block).
   int neighbours() const { return m_neighbours; }
   /// Running totals since construction or the last reset_counters().
   const ExchangeCounters& counters() const { return m_counters; }
@@ -202,14 +216,21 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
 
   /// One MPI message: where its values live in the field or the buffer, and in the staging mirror.
   struct Message {
-    int peer = MPI_PROC_NULL;    ///< neighbour rank
-    int tag = 0;                 ///< from direction of travel, first component and run index
-    index_t count = 0;           ///< values in the message
-    bool in_field = true;        ///< sent from or received into the field's storage itself
-    index_t field_offset = 0;    ///< in_field: first value in the field's storage
-    index_t staging_offset = 0;  ///< staged: first value in the pinned host mirror
-    VoxelRange voxels{};         ///< !in_field: voxels packed or unpacked
-    detail::BufferMap map{};     ///< !in_field: layout of those values in the buffer
+    int peer = MPI_PROC_NULL;               ///< neighbour rank
+    int tag = 0;                            ///< from direction of travel, first component and run index
+    index_t count = 0;                      ///< values in the message
+    bool in_field = true;                   ///< sent from or received into the field's storage itself
+    index_t field_offset = 0;               ///< in_field: first value in the field's storage
+    index_t buffer_offset = 0;              ///< !in_field: first value in the buffer
+    index_t staging_offset = 0;             ///< staged: first value in the pinned host mirror
+    MPI_Datatype type = MPI_DATATYPE_NULL;  ///< in_field: the runs of several transfers (from the field's start)
+    int kind = 0;                           ///< to a face, edge or corner neighbour (NeighbourStep::axes() - 1)
+  };
+
+  /// Voxels packed into (or unpacked from) the buffer, and where their values go there.
+  struct Piece {
+    VoxelRange voxels{};
+    detail::BufferMap map{};
   };
 
   /// A plan turned into messages for one group table and component count; AA alternates two
@@ -220,8 +241,12 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     int components = 0;
     std::vector<Message> receives;
     std::vector<Message> sends;
+    std::vector<Piece> packs;    ///< gathered into the buffer before the sends
+    std::vector<Piece> unpacks;  ///< scattered from the buffer after the receives
     index_t values_sent = 0;
     index_t values_received = 0;
+    std::array<index_t, neighbour_kinds> messages_sent_by_kind{};
+    std::array<index_t, neighbour_kinds> values_sent_by_kind{};
   };
 
   static double seconds(clock::time_point from, clock::time_point to) {
@@ -256,15 +281,28 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     p.groups = field.groups();
     p.components = field.components();
     index_t buffer_size = 0, staging_size = 0;
-    for (const HaloTransfer& t : plan.receives) add_messages(p.receives, field, t, true, buffer_size);
-    for (const HaloTransfer& t : plan.sends) add_messages(p.sends, field, t, false, buffer_size);
+    const auto receives = by_neighbour(plan.receives), sends = by_neighbour(plan.sends);
+    // Whether transfers merge into one message per neighbour is the plan's choice, not each
+    // neighbour's: a block's edge send (one population from three cells) pairs with a receive
+    // of one transfer, which must not go as whole voxels.
+    bool merge = false;
+    for (const auto* lists : {&receives, &sends})
+      for (const std::vector<HaloTransfer>& ts : *lists) merge = merge || ts.size() > 1;
+    for (const std::vector<HaloTransfer>& ts : receives)
+      add_messages(p.receives, p.unpacks, field, ts, merge, true, buffer_size);
+    for (const std::vector<HaloTransfer>& ts : sends)
+      add_messages(p.sends, p.packs, field, ts, merge, false, buffer_size);
     for (std::vector<Message>* list : {&p.receives, &p.sends}) {
       for (Message& m : *list) {
         m.staging_offset = staging_size;
         staging_size += m.count;
       }
     }
-    for (const Message& m : p.sends) p.values_sent += m.count;
+    for (const Message& m : p.sends) {
+      p.values_sent += m.count;
+      p.messages_sent_by_kind[m.kind] += 1;
+      p.values_sent_by_kind[m.kind] += m.count;
+    }
     for (const Message& m : p.receives) p.values_received += m.count;
     if (buffer_size > index_t(m_buffer.extent(0))) m_buffer = buffer_view("karman::comm::halo_buffer", buffer_size);
     if (m_staged && staging_size > index_t(m_staging.extent(0)))
@@ -273,63 +311,137 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     return m_plans.size() - 1;
   }
 
-  /// Appends the messages of transfer `t` (none when there is no neighbour on its side).
-  void add_messages(std::vector<Message>& out, const FieldType& field, const HaloTransfer& t, bool receive,
-                    index_t& buffer_size) const {
-    const int peer = m_peers[t.neighbour.index()];
+  /// The transfers of a list grouped by neighbour, neighbours in order of first appearance.
+  static std::vector<std::vector<HaloTransfer>> by_neighbour(const std::vector<HaloTransfer>& transfers) {
+    std::vector<std::vector<HaloTransfer>> out;
+    for (const HaloTransfer& t : transfers) {
+      std::size_t k = 0;
+      while (k < out.size() && out[k].front().neighbour != t.neighbour) ++k;
+      if (k == out.size()) out.emplace_back();
+      out[k].push_back(t);
+    }
+    return out;
+  }
+
+  /// Appends the messages of the transfers `ts` of one neighbour (none when there is no
+  /// neighbour on their side) and the pieces they pack or unpack; one message when `merge`.
+  void add_messages(std::vector<Message>& out, std::vector<Piece>& pieces, const FieldType& field,
+                    const std::vector<HaloTransfer>& ts, bool merge, bool receive, index_t& buffer_size) const {
+    const int peer = m_peers[ts.front().neighbour.index()];
     if (peer == MPI_PROC_NULL) return;
+    const std::size_t first = out.size();
+    add_messages_to(peer, out, pieces, field, ts, merge, receive, buffer_size);
+    for (std::size_t k = first; k < out.size(); ++k) out[k].kind = ts.front().neighbour.axes() - 1;
+  }
+
+  /// add_messages() once the peer is known.
+  void add_messages_to(int peer, std::vector<Message>& out, std::vector<Piece>& pieces, const FieldType& field,
+                       const std::vector<HaloTransfer>& ts, bool merge, bool receive, index_t& buffer_size) const {
+    const int tag = tag_of(ts.front(), receive, 0);
+    if (merge) {
+      if (effective_method() == ExchangeMethod::in_place && !m_staged) {
+        out.push_back(typed(peer, tag, field, ts));
+      } else {
+        out.push_back(packed(peer, tag, field, ts, pieces, buffer_size));
+      }
+      return;
+    }
+    const HaloTransfer& t = ts.front();
     const VoxelRange voxels = field.groups().range(t.group);
     if (effective_method() == ExchangeMethod::packed) {
-      Message m =
-          buffered(peer, tag_of(t, receive, 0), voxels, t.components, voxels.size() * t.components.size(), buffer_size);
-      m.map.voxel_stride = 1;
-      m.map.component_stride = voxels.size();
-      m.map.component_base = t.components.begin;
+      out.push_back(packed(peer, tag, field, ts, pieces, buffer_size));
+      return;
+    }
+    const bool widen = method == ExchangeMethod::whole_voxels;
+    const std::vector<MemoryBlock> runs =
+        field.blocks(t.group, widen ? ComponentRange{0, field.components()} : t.components);
+    if (int(runs.size()) > max_runs_per_transfer || (widen && runs.size() != 1)) {
+      throw std::logic_error("karman::comm::MpiHaloExchanger: layout " + std::string(layout_type::name) + " gives " +
+                             std::to_string(runs.size()) + " storage runs for group " +
+                             field.groups().describe(t.group) + ", too many for " + std::string(name(method)));
+    }
+    // A widened receive into owned voxels would overwrite components the plan leaves alone
+    // (AA's even step returns only the crossing populations): land it in the buffer instead.
+    if (widen && receive && field.groups()[t.group].role != GroupRole::halo) {
+      Message m = buffered(peer, tag, runs.front().count, buffer_size);
+      detail::BufferMap map;
+      map.offset = m.buffer_offset;
+      map.first_voxel = voxels.begin;
+      map.voxel_stride = field.components();
+      map.component_stride = 1;
+      map.component_base = 0;
+      map.component_begin = t.components.begin;
+      map.component_end = t.components.end;
+      pieces.push_back({voxels, map});
       out.push_back(m);
-    } else {
-      const bool widen = method == ExchangeMethod::whole_voxels;
-      const std::vector<MemoryBlock> runs =
-          field.blocks(t.group, widen ? ComponentRange{0, field.components()} : t.components);
-      if (int(runs.size()) > max_runs_per_transfer || (widen && runs.size() != 1)) {
-        throw std::logic_error("karman::comm::MpiHaloExchanger: layout " + std::string(layout_type::name) + " gives " +
-                               std::to_string(runs.size()) + " storage runs for group " +
-                               field.groups().describe(t.group) + ", too many for " + std::string(name(method)));
-      }
-      // A widened receive into owned voxels would overwrite components the plan leaves alone
-      // (AA's even step returns only the crossing populations): land it in the buffer instead.
-      if (widen && receive && field.groups()[t.group].role != GroupRole::halo) {
-        Message m = buffered(peer, tag_of(t, receive, 0), voxels, t.components, runs.front().count, buffer_size);
-        m.map.voxel_stride = field.components();
-        m.map.component_stride = 1;
-        m.map.component_base = 0;
-        out.push_back(m);
-        return;
-      }
-      for (std::size_t k = 0; k < runs.size(); ++k) {
-        Message m;
-        m.peer = peer;
-        m.tag = tag_of(t, receive, int(k));
-        m.count = checked_count(runs[k].count);
-        m.field_offset = runs[k].offset;
-        out.push_back(m);
-      }
+      return;
+    }
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      Message m;
+      m.peer = peer;
+      m.tag = tag_of(t, receive, int(k));
+      m.count = checked_count(runs[k].count);
+      m.field_offset = runs[k].offset;
+      out.push_back(m);
     }
   }
 
-  /// A message of `count` values through the buffer, placed at its end, moving components
-  /// `comps` of `voxels` between buffer and field.
-  static Message buffered(int peer, int tag, VoxelRange voxels, ComponentRange comps, index_t count,
-                          index_t& buffer_size) {
+  /// One message through the buffer for the transfers `ts`, each a piece of its own, component
+  /// after component over the transfer's voxels.
+  static Message packed(int peer, int tag, const FieldType& field, const std::vector<HaloTransfer>& ts,
+                        std::vector<Piece>& pieces, index_t& buffer_size) {
+    index_t count = 0;
+    for (const HaloTransfer& t : ts) count += field.groups().range(t.group).size() * t.components.size();
+    Message m = buffered(peer, tag, count, buffer_size);
+    index_t at = m.buffer_offset;
+    for (const HaloTransfer& t : ts) {
+      const VoxelRange voxels = field.groups().range(t.group);
+      detail::BufferMap map;
+      map.offset = at;
+      map.first_voxel = voxels.begin;
+      map.voxel_stride = 1;
+      map.component_stride = voxels.size();
+      map.component_base = t.components.begin;
+      map.component_begin = t.components.begin;
+      map.component_end = t.components.end;
+      if (!voxels.empty()) pieces.push_back({voxels, map});
+      at += voxels.size() * t.components.size();
+    }
+    return m;
+  }
+
+  /// One message in the field's own storage for the transfers `ts`: an MPI derived datatype
+  /// listing their runs, in the transfers' order, from the start of the field.
+  static Message typed(int peer, int tag, const FieldType& field, const std::vector<HaloTransfer>& ts) {
+    std::vector<int> lengths;
+    std::vector<MPI_Aint> displacements;
+    index_t count = 0;
+    for (const HaloTransfer& t : ts) {
+      for (const MemoryBlock& run : field.blocks(t.group, t.components)) {
+        lengths.push_back(int(checked_count(run.count)));
+        displacements.push_back(MPI_Aint(run.offset) * MPI_Aint(sizeof(value_type)));
+        count += run.count;
+      }
+    }
+    Message m;
+    m.peer = peer;
+    m.tag = tag;
+    m.count = checked_count(count);
+    m.field_offset = 0;
+    MPI_Type_create_hindexed(int(lengths.size()), lengths.data(), displacements.data(), mpi_datatype<value_type>(),
+                             &m.type);
+    MPI_Type_commit(&m.type);
+    return m;
+  }
+
+  /// A message of `count` values through the buffer, placed at its end.
+  static Message buffered(int peer, int tag, index_t count, index_t& buffer_size) {
     Message m;
     m.peer = peer;
     m.tag = tag;
     m.count = checked_count(count);
     m.in_field = false;
-    m.voxels = voxels;
-    m.map.offset = buffer_size;
-    m.map.first_voxel = voxels.begin;
-    m.map.component_begin = comps.begin;
-    m.map.component_end = comps.end;
+    m.buffer_offset = buffer_size;
     buffer_size += m.count;
     return m;
   }
@@ -342,7 +454,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
 
   /// First value of the message in the field or the buffer (device memory for GPU fields).
   value_type* device_pointer(const Message& m) const {
-    return m.in_field ? m_field.data() + m.field_offset : m_buffer.data() + m.map.offset;
+    return m.in_field ? m_field.data() + m.field_offset : m_buffer.data() + m.buffer_offset;
   }
   /// First value of the message in the pinned host mirror.
   value_type* staging_pointer(const Message& m) const { return m_staging.data() + m.staging_offset; }
@@ -356,6 +468,11 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   }
   /// What MPI reads or writes: the mirror when staged, else the field or buffer itself.
   value_type* mpi_pointer(const Message& m) const { return m_staged ? staging_pointer(m) : device_pointer(m); }
+  /// The count and datatype MPI is given: one derived datatype, or `count` values.
+  static int mpi_count(const Message& m) { return m.type != MPI_DATATYPE_NULL ? 1 : int(m.count); }
+  static MPI_Datatype mpi_type(const Message& m) {
+    return m.type != MPI_DATATYPE_NULL ? m.type : mpi_datatype<value_type>();
+  }
 
   bool m_pack_always = false;
   execution_space m_space;

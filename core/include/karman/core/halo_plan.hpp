@@ -8,6 +8,7 @@
 #include <karman/core/exchange_stats.hpp>
 #include <karman/core/group.hpp>
 
+#include <utility>
 #include <vector>
 
 namespace karman {
@@ -26,6 +27,13 @@ struct HaloPlan {
   std::vector<HaloTransfer> sends;     ///< blocks this rank sends
   std::vector<HaloTransfer> receives;  ///< blocks this rank receives
 };
+
+/// The plan that moves the same blocks back to where they came from: sends and receives swapped
+/// (AA's even step returns what its odd step wrote into the halo).
+inline HaloPlan reversed(HaloPlan plan) {
+  std::swap(plan.sends, plan.receives);
+  return plan;
+}
 
 /// Starts and completes a HaloPlan on a field; implemented by a local periodic copy
 /// (karman/core/periodic_exchange.hpp) and by MPI (Karman::comm). start() may return before

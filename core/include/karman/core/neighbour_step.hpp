@@ -24,6 +24,8 @@ struct NeighbourStep {
   constexpr NeighbourStep opposite() const { return {{-d[0], -d[1], -d[2]}}; }
   /// True for the zero step.
   constexpr bool none() const { return d[0] == 0 && d[1] == 0 && d[2] == 0; }
+  /// Axes the step moves along: 1 to a face neighbour, 2 to an edge, 3 to a corner (0: none).
+  constexpr int axes() const { return (d[0] != 0) + (d[1] != 0) + (d[2] != 0); }
   /// A dense number in [0, count) for tables and message tags: 13 is the zero step.
   constexpr int index() const { return (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1); }
   /// Number of distinct steps in 3D, the zero step included.

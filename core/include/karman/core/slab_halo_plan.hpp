@@ -6,8 +6,6 @@
 #include <karman/core/halo_plan.hpp>
 #include <karman/core/partition.hpp>
 
-#include <utility>
-
 namespace karman {
 
 /// Components `upward` of the upper shared group go to the upper neighbour, `downward` of the
@@ -17,12 +15,6 @@ inline HaloPlan slab_halo_plan(const SlabPartition& p, ComponentRange upward, Co
   const NeighbourStep lo = p.lower(), hi = p.upper();
   return {{{p.shared_group(hi), upward, hi}, {p.shared_group(lo), downward, lo}},
           {{p.halo_group(lo), upward, lo}, {p.halo_group(hi), downward, hi}}};
-}
-
-/// The plan that moves the same blocks back to where they came from: sends and receives swapped.
-inline HaloPlan reversed(HaloPlan plan) {
-  std::swap(plan.sends, plan.receives);
-  return plan;
 }
 
 }  // namespace karman

@@ -1,0 +1,237 @@
+#pragma once
+/// \file cartesian_partition.hpp
+/// The block of a global box one rank owns in a process grid of 1, 2 or 3 dimensions, with a
+/// halo along every cut axis, its voxels numbered so that each face, edge and corner group is
+/// one consecutive range (Meneghin & Mahmoud §III, Fig. 5b, generalised from slabs to blocks).
+///
+/// Numbering. Along an axis with a halo the local coordinates fall into five classes: the lower
+/// halo, the first owned layer, the middle owned layers, the last owned layer and the upper halo
+/// (halo_width thick each but the middle). The local box is the tensor product of these classes,
+/// up to 125 cells. Every shared group is one cell (26 of them around the interior cell), every
+/// halo group the 1, 3 or 9 cells beyond a corner, edge or face; groups follow one another in
+/// memory (lower halos, lower shared groups, interior, upper shared groups, upper halos, in
+/// NeighbourStep::index() order), the cells of a group in z, y, x class order, the voxels of a
+/// cell x fastest. A neighbour's message is then, per crossing population, the same list of cells
+/// on both sides: its sender's shared cells facing it and its receiver's one halo group. With a
+/// halo along the slab axis only (the process grid 1×1×N) the groups are SlabPartition's five
+/// and the numbering is its x-fastest one.
+
+#include <karman/core/error.hpp>
+#include <karman/core/extents.hpp>
+#include <karman/core/group.hpp>
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace karman {
+
+/// A rank's block of a global box in a dims[0]×dims[1]×dims[2] process grid.
+class CartesianPartition {
+ public:
+  /// Classes of a local coordinate along one axis, in memory order.
+  enum AxisClass : int { lower_halo = 0, first_layer = 1, middle = 2, last_layer = 3, upper_halo = 4 };
+
+  /// Block `coords` of the grid `dims`; each axis is split as evenly as possible (the first
+  /// n % dims ranks get one more layer). Axes with dims > 1, and the slab axis of the box
+  /// (Extents::slab_axis(), which keeps its halo as SlabPartition does, so a periodic wrap of
+  /// one rank is a local copy), have a halo `halo_width` thick on both sides; every other axis
+  /// wraps inside the kernels as today. A block needs at least 2 * halo_width layers along each
+  /// halo axis, so that its lower and upper shared layers are distinct.
+  CartesianPartition(Extents global, std::array<int, 3> dims, std::array<int, 3> coords, int halo_width = 1)
+      : m_global(global), m_dims(dims), m_coords(coords), m_width(halo_width) {
+    const char* where = "karman::CartesianPartition";
+    validate(global, where);
+    const int dimension = global.dimension();
+    require_in_range(where, "halo_width", halo_width, 1,
+                     global.extent(global.slab_axis()) / 2 > 0 ? global.extent(global.slab_axis()) / 2 : 1);
+    for (int a = 0; a < 3; ++a) {
+      const std::string axis(1, "xyz"[a]);
+      const int n = global.extent(a);
+      const int most = a < dimension ? (n / (2 * halo_width) > 0 ? n / (2 * halo_width) : 1) : 1;
+      require_in_range(where, ("ranks along " + axis).c_str(), dims[a], 1, most);
+      require_in_range(where, ("block coordinate along " + axis).c_str(), coords[a], 0, dims[a] - 1);
+      const int base = n / dims[a], extra = n % dims[a];
+      m_owned_begin[a] = coords[a] * base + (coords[a] < extra ? coords[a] : extra);
+      m_owned[a] = base + (coords[a] < extra ? 1 : 0);
+      m_halo[a] = (dims[a] > 1 || a == global.slab_axis()) ? halo_width : 0;
+      if (m_halo[a] > 0 && m_owned[a] < 2 * halo_width) {
+        throw Error(std::string(where) + ": " + std::to_string(n) + " voxels along " + axis + " give block " +
+                    std::to_string(coords[a]) + " only " + std::to_string(m_owned[a]) + "; each block needs at least " +
+                    std::to_string(2 * halo_width) + " (use at most " + std::to_string(n / (2 * halo_width)) +
+                    " ranks along " + axis + ")");
+      }
+      const int w = m_halo[a];
+      const int sizes[5] = {w, w, m_owned[a] - 2 * w, w, w};
+      int begin = 0;
+      for (int k = 0; k < 5; ++k) {
+        m_class_begin[a][k] = begin;
+        m_class_size[a][k] = sizes[k];
+        begin += sizes[k];
+      }
+    }
+    m_local = {m_owned[0] + 2 * m_halo[0], m_owned[1] + 2 * m_halo[1], m_owned[2] + 2 * m_halo[2]};
+    build_groups();
+  }
+
+  /// The whole box all ranks share.
+  const Extents& global() const { return m_global; }
+  /// This rank's box including its halos.
+  const Extents& local() const { return m_local; }
+  /// Ranks along each axis, and this block's place in that grid.
+  const std::array<int, 3>& dims() const { return m_dims; }
+  const std::array<int, 3>& coords() const { return m_coords; }
+  /// This rank's index, x fastest over the grid (a slab's rank is its z coordinate), and the
+  /// number of ranks.
+  int rank() const { return rank_of(m_coords); }
+  int ranks() const { return m_dims[0] * m_dims[1] * m_dims[2]; }
+  /// Rank of the block at `coords` of this grid.
+  int rank_of(const std::array<int, 3>& coords) const {
+    return coords[0] + m_dims[0] * (coords[1] + m_dims[1] * coords[2]);
+  }
+  /// Halo width asked for, and the halo along `axis`: halo_width() or 0 where the axis has none.
+  int halo_width() const { return m_width; }
+  int halo(int axis) const { return m_halo[axis]; }
+  /// First owned layer along `axis` in global coordinates, and the owned layers.
+  int owned_begin(int axis) const { return m_owned_begin[axis]; }
+  int owned(int axis) const { return m_owned[axis]; }
+  /// Voxels of the local box (owned and halo).
+  index_t local_size() const { return m_local.size(); }
+
+  /// The groups in memory order (see the file comment).
+  const GroupTable& groups() const { return m_groups; }
+  /// Voxels of group g.
+  VoxelRange group(int g) const { return m_groups.range(g); }
+  /// Index of the interior group.
+  int interior_group() const { return m_groups.at(GroupRole::interior); }
+  /// True when the block has halo and shared groups towards `step`: every axis it moves along has a halo.
+  bool has_groups(NeighbourStep step) const {
+    if (step.none()) return false;
+    for (int a = 0; a < 3; ++a)
+      if (step.d[a] != 0 && m_halo[a] == 0) return false;
+    return true;
+  }
+  /// Every step with groups, in NeighbourStep::index() order (2 for a slab, 8 for a 2D block,
+  /// 26 for a 3D block cut along all axes).
+  std::vector<NeighbourStep> steps() const {
+    std::vector<NeighbourStep> out;
+    for (int i = 0; i < NeighbourStep::count; ++i)
+      if (has_groups(NeighbourStep::from_index(i))) out.push_back(NeighbourStep::from_index(i));
+    return out;
+  }
+  /// Index of the halo group copying the neighbour `step` away, and of the shared cell along
+  /// the face, edge or corner `step`.
+  int halo_group(NeighbourStep step) const { return m_groups.at(GroupRole::halo, step); }
+  int shared_group(NeighbourStep step) const { return m_groups.at(GroupRole::shared, step); }
+  /// The shared groups whose voxels the neighbour `step` away reads, in the order its halo
+  /// group holds them (z, y, x class order): the cells on the face, edge or corner `step`,
+  /// 9 for a face of a block cut along all axes, 3 for an edge, 1 for a corner.
+  std::vector<int> shared_groups_towards(NeighbourStep step) const {
+    std::vector<int> out;
+    for_cells_towards(step, false, [&](const std::array<int, 3>& cls) { out.push_back(shared_group(step_of(cls))); });
+    return out;
+  }
+
+  /// Local index of local coordinates (x, y, z), halos included (0 <= x < local().nx, ...).
+  index_t index(int x, int y, int z) const {
+    const int p[3] = {x, y, z};
+    std::array<int, 3> cls{}, in{};
+    for (int a = 0; a < 3; ++a) {
+      int k = 0;
+      while (p[a] >= m_class_begin[a][k] + m_class_size[a][k]) ++k;
+      cls[a] = k;
+      in[a] = p[a] - m_class_begin[a][k];
+    }
+    const int c = cell(cls);
+    return m_cell_begin[c] + in[0] +
+           index_t(m_class_size[0][cls[0]]) * (in[1] + index_t(m_class_size[1][cls[1]]) * in[2]);
+  }
+  /// Class of local coordinate `x` along `axis`.
+  AxisClass class_of(int axis, int x) const {
+    int k = 0;
+    while (x >= m_class_begin[axis][k] + m_class_size[axis][k]) ++k;
+    return AxisClass(k);
+  }
+  /// First local coordinate and layers of class `k` along `axis`.
+  int class_begin(int axis, AxisClass k) const { return m_class_begin[axis][k]; }
+  int class_size(int axis, AxisClass k) const { return m_class_size[axis][k]; }
+
+ private:
+  static int cell(const std::array<int, 3>& cls) { return cls[0] + 5 * (cls[1] + 5 * cls[2]); }
+
+  /// The step a cell of owned classes faces: -1 first layer, 0 middle, +1 last layer per axis.
+  static NeighbourStep step_of(const std::array<int, 3>& cls) {
+    NeighbourStep s;
+    for (int a = 0; a < 3; ++a) s.d[a] = cls[a] - middle;
+    return s;
+  }
+
+  /// Calls f(classes) for the non-empty cells of the halo group towards `step` (halo = true)
+  /// or of the shared cells on its face, edge or corner (halo = false), z, y, x class order.
+  template <class F>
+  void for_cells_towards(NeighbourStep step, bool halo, F&& f) const {
+    std::array<int, 3> lo{}, hi{};
+    for (int a = 0; a < 3; ++a) {
+      if (step.d[a] != 0) {
+        lo[a] = hi[a] = halo ? (step.d[a] < 0 ? lower_halo : upper_halo) : (step.d[a] < 0 ? first_layer : last_layer);
+      } else if (m_halo[a] > 0) {
+        lo[a] = first_layer;
+        hi[a] = last_layer;
+      } else {
+        lo[a] = hi[a] = middle;
+      }
+    }
+    std::array<int, 3> cls{};
+    for (cls[2] = lo[2]; cls[2] <= hi[2]; ++cls[2])
+      for (cls[1] = lo[1]; cls[1] <= hi[1]; ++cls[1])
+        for (cls[0] = lo[0]; cls[0] <= hi[0]; ++cls[0]) f(cls);
+  }
+
+  index_t cell_size(const std::array<int, 3>& cls) const {
+    return index_t(m_class_size[0][cls[0]]) * m_class_size[1][cls[1]] * m_class_size[2][cls[2]];
+  }
+
+  /// Lays the groups out in memory order and records where each cell begins.
+  void build_groups() {
+    const std::vector<NeighbourStep> all = steps();
+    std::vector<NeighbourStep> lower, upper;
+    for (const NeighbourStep& s : all) (s.index() < NeighbourStep{}.index() ? lower : upper).push_back(s);
+    index_t next = 0;
+    const auto add_halo = [&](NeighbourStep s) {
+      index_t voxels = 0;
+      for_cells_towards(s, true, [&](const std::array<int, 3>& cls) {
+        m_cell_begin[cell(cls)] = next + voxels;
+        voxels += cell_size(cls);
+      });
+      m_groups.add(GroupRole::halo, s, voxels);
+      next += voxels;
+    };
+    const auto add_cell = [&](GroupRole role, NeighbourStep s) {
+      std::array<int, 3> cls{};
+      for (int a = 0; a < 3; ++a) cls[a] = middle + s.d[a];
+      m_cell_begin[cell(cls)] = next;
+      m_groups.add(role, s, cell_size(cls));
+      next += cell_size(cls);
+    };
+    for (const NeighbourStep& s : lower) add_halo(s);
+    for (const NeighbourStep& s : lower) add_cell(GroupRole::shared, s);
+    add_cell(GroupRole::interior, {});
+    for (const NeighbourStep& s : upper) add_cell(GroupRole::shared, s);
+    for (const NeighbourStep& s : upper) add_halo(s);
+  }
+
+  Extents m_global;
+  Extents m_local;
+  std::array<int, 3> m_dims{1, 1, 1};
+  std::array<int, 3> m_coords{0, 0, 0};
+  int m_width = 1;
+  std::array<int, 3> m_owned_begin{};
+  std::array<int, 3> m_owned{};
+  std::array<int, 3> m_halo{};
+  int m_class_begin[3][5] = {};
+  int m_class_size[3][5] = {};
+  std::array<index_t, 125> m_cell_begin{};
+  GroupTable m_groups;
+};
+
+}  // namespace karman
