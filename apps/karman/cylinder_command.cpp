@@ -29,10 +29,16 @@ struct ForceHistory {
   std::vector<double> step, time, drag, lift;
 };
 
+/// The option name of the cylinder's surface treatment.
+std::string wall_name(const CylinderParams& p) {
+  return p.immersed.enabled ? "ib" : lbm::wall_interpolation_name(p.wall);
+}
+
 /// Options of the command beyond the solver's.
 struct CylinderOptions {
   std::string benchmark = "2d-1";
   std::string wall = "bouzidi-linear";
+  std::string ib_kernel = lbm::delta_kernel_name(lbm::cases::ImmersedCylinder{}.kernel);
   double velocity = 0;     ///< lattice U_max; 0: the case's default
   double end_time = 0;     ///< benchmark time to run (2D-2); 0: the case's default
   double sample_time = 0;  ///< benchmark time between force samples; 0: the case's default
@@ -71,10 +77,20 @@ RowPair centre_rows(const CylinderLattice& l) {
   return {j0, 1.0 - w1, w1};
 }
 
+/// Voxels next to the surface that its treatment disturbs and the readings below leave out: none
+/// for walls of solid voxels; immersed boundaries force the voxels within half the delta
+/// kernel's support of their markers, which sit `retraction` inside the surface.
+double surface_gap(const CylinderParams& p) {
+  if (!p.immersed.enabled) return 0.0;
+  const int support = lbm::dispatch_delta_kernel(p.immersed.kernel, [](auto k) { return decltype(k)::support; });
+  return 0.5 * support - p.immersed.retraction;
+}
+
 /// Quadratic extrapolation to voxel coordinate x of field `f` along row j, from the first three
-/// fluid voxels met walking from x in direction `dir` (density 0 marks solid voxels).
-double extrapolate_row(const GlobalFields& g, const std::vector<double>& f, int j, double x, int dir) {
-  int k = dir > 0 ? int(std::ceil(x)) : int(std::floor(x));
+/// fluid voxels met walking from `gap` voxels past x in direction `dir` (density 0 marks solid
+/// voxels).
+double extrapolate_row(const GlobalFields& g, const std::vector<double>& f, int j, double x, int dir, double gap) {
+  int k = dir > 0 ? int(std::ceil(x + gap)) : int(std::floor(x - gap));
   while (k > 0 && k < g.extents.nx - 1 && g.rho[g.at(k, j, 0)] == 0.0) k += dir;
   const double x0 = k, x1 = k + dir, x2 = k + 2 * dir;
   const double f0 = f[g.at(k, j, 0)], f1 = f[g.at(k + dir, j, 0)], f2 = f[g.at(k + 2 * dir, j, 0)];
@@ -82,21 +98,22 @@ double extrapolate_row(const GlobalFields& g, const std::vector<double>& f, int 
          f2 * (x - x0) * (x - x1) / ((x2 - x0) * (x2 - x1));
 }
 
-/// Density on the centre line at voxel coordinate x, extrapolated from the fluid side `dir`.
-double surface_density(const GlobalFields& g, const CylinderLattice& l, double x, int dir) {
+/// Density on the centre line at voxel coordinate x, extrapolated from the fluid side `dir`
+/// beyond `gap` voxels.
+double surface_density(const GlobalFields& g, const CylinderLattice& l, double x, int dir, double gap) {
   const RowPair r = centre_rows(l);
-  return r.w0 * extrapolate_row(g, g.rho, r.j0, x, dir) + r.w1 * extrapolate_row(g, g.rho, r.j0 + 1, x, dir);
+  return r.w0 * extrapolate_row(g, g.rho, r.j0, x, dir, gap) + r.w1 * extrapolate_row(g, g.rho, r.j0 + 1, x, dir, gap);
 }
 
 /// Recirculation length in voxels: from the back of the cylinder to where u_x on the centre line
-/// turns positive again (linear interpolation between voxels); empty when there is no wake
-/// bubble.
-std::optional<double> recirculation_voxels(const GlobalFields& g, const CylinderLattice& l) {
+/// turns positive again (linear interpolation between voxels), looked for from `gap` voxels
+/// behind the surface; empty when there is no wake bubble.
+std::optional<double> recirculation_voxels(const GlobalFields& g, const CylinderLattice& l, double gap) {
   const RowPair r = centre_rows(l);
   const double back = l.centre[0] + l.radius;
   auto ux = [&](int x) { return r.w0 * g.ux[g.at(x, r.j0, 0)] + r.w1 * g.ux[g.at(x, r.j0 + 1, 0)]; };
   auto fluid = [&](int x) { return g.rho[g.at(x, r.j0, 0)] > 0.0 && g.rho[g.at(x, r.j0 + 1, 0)] > 0.0; };
-  int x = int(std::ceil(back));
+  int x = int(std::ceil(back + gap));
   while (x < g.extents.nx - 1 && !fluid(x)) ++x;
   if (ux(x) > 0) return std::nullopt;
   for (; x + 1 < g.extents.nx; ++x) {
@@ -159,32 +176,38 @@ void plot_forces(const std::filesystem::path& dir, const std::string& title, std
 
 /// Cylinder outputs: the force history (CSV and plot) and the benchmark's figures.
 void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const GlobalFields& g,
-                     const std::filesystem::path& dir, nlohmann::json& summary) {
+                     const std::filesystem::path& dir, nlohmann::json& summary, std::size_t markers) {
   const CylinderLattice l = lbm::cases::cylinder_lattice(p);
   const auto bench = lbm::cases::cylinder_benchmark(p.benchmark);
   io::write_csv(dir / "forces.csv", {"step", "time", "c_D", "c_L"}, {h.step, h.time, h.drag, h.lift});
   // p = rho cs^2, scaled to the benchmark's units by (rho U_mean^2)_benchmark / (rho U_mean^2)_lattice.
   const double pressure_scale = bench.mean_velocity * bench.mean_velocity / (l.mean_velocity * l.mean_velocity);
-  const double front = surface_density(g, l, l.centre[0] - l.radius, -1);
-  const double back = surface_density(g, l, l.centre[0] + l.radius, +1);
+  const double gap = surface_gap(p);
+  const double front = surface_density(g, l, l.centre[0] - l.radius, -1, gap);
+  const double back = surface_density(g, l, l.centre[0] + l.radius, +1, gap);
   const double dp = (front - back) / 3.0 * pressure_scale;
   nlohmann::json& c = summary["cylinder"];
   c = {{"case", p.benchmark == CylinderCase::steady_2d1 ? "2d-1" : "2d-2"},
-       {"wall", lbm::wall_interpolation_name(p.wall)},
+       {"wall", wall_name(p)},
        {"diameter_voxels", p.diameter},
        {"dx", l.dx},
        {"dt", l.dt},
        {"mean_velocity_lattice", l.mean_velocity},
        {"reynolds", bench.reynolds},
        {"force_samples", h.time.size()}};
+  if (p.immersed.enabled) {
+    c["markers"] = markers;
+    c["ib_kernel"] = lbm::delta_kernel_name(p.immersed.kernel);
+    c["ib_iterations"] = p.immersed.forcing_iterations;
+    c["ib_retraction"] = p.immersed.retraction;
+  }
   summary["c_D"] = h.drag.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.drag.back());
   summary["c_L"] = h.lift.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.lift.back());
   summary["dp"] = dp;
   const std::size_t n = h.time.size(), last_quarter = n - n / 4, last_eighth = n - n / 8;
-  std::printf("  cylinder %s, D = %d, %s: ", c["case"].get<std::string>().c_str(), p.diameter,
-              lbm::wall_interpolation_name(p.wall));
+  std::printf("  cylinder %s, D = %d, %s: ", c["case"].get<std::string>().c_str(), p.diameter, wall_name(p).c_str());
   if (p.benchmark == CylinderCase::steady_2d1) {
-    const auto la = recirculation_voxels(g, l);
+    const auto la = recirculation_voxels(g, l, gap);
     summary["L_a"] = la ? nlohmann::json(*la * l.dx) : nlohmann::json(nullptr);
     if (n >= 8) {
       // Steady forces: means over the last quarter, through the acoustic waves; their drift
@@ -223,10 +246,10 @@ void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const Globa
       std::printf("no periodic shedding in the last quarter of the run (run longer: --time)\n");
     }
   }
-  plot_forces(dir,
-              "karman cylinder " + c["case"].get<std::string>() + ", D = " + std::to_string(p.diameter) + ", " +
-                  lbm::wall_interpolation_name(p.wall),
-              n);
+  plot_forces(
+      dir,
+      "karman cylinder " + c["case"].get<std::string>() + ", D = " + std::to_string(p.diameter) + ", " + wall_name(p),
+      n);
 }
 
 }  // namespace
@@ -245,8 +268,21 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
       ->capture_default_str();
   cmd->add_option("--wall", o->wall,
                   "Cylinder surface: bounce-back (half-way), bouzidi-linear or bouzidi-quadratic (Bouzidi et al. "
-                  "2001, from the exact circle)")
-      ->check(CLI::IsMember({"bounce-back", "bouzidi-linear", "bouzidi-quadratic"}))
+                  "2001, from the exact circle), or ib (direct-forcing immersed boundaries: markers on the circle, "
+                  "no solid voxels)")
+      ->check(CLI::IsMember({"bounce-back", "bouzidi-linear", "bouzidi-quadratic", "ib"}))
+      ->capture_default_str();
+  cmd->add_option("--ib-kernel", o->ib_kernel,
+                  std::string("--wall ib: delta kernel of interpolation and spreading: ") + lbm::delta_kernel_names())
+      ->check(CLI::IsMember({"linear", "roma3", "peskin4", "cosine4"}))
+      ->capture_default_str();
+  cmd->add_option("--ib-iterations", p->immersed.forcing_iterations,
+                  "--wall ib: forcing iterations per step (1: direct forcing; more: multi-direct forcing)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--ib-retraction", p->immersed.retraction,
+                  "--wall ib: markers this many voxels inside the surface (Breugem 2012)")
+      ->check(CLI::Range(0.0, 0.5))
       ->capture_default_str();
   cmd->add_option("--velocity", o->velocity,
                   "Inflow maximum U_max in lattice units (default 0.05 for 2d-1, 0.1 for 2d-2; tau follows from D "
@@ -271,6 +307,8 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
     p->wall = o->wall == "bounce-back"      ? lbm::WallInterpolation::bounce_back
               : o->wall == "bouzidi-linear" ? lbm::WallInterpolation::linear
                                             : lbm::WallInterpolation::quadratic;
+    p->immersed.enabled = o->wall == "ib";
+    p->immersed.kernel = lbm::delta_kernel_from_name(o->ib_kernel);
     p->max_velocity = o->velocity > 0 ? o->velocity : default_velocity(p->benchmark);
     const CylinderLattice l = lbm::cases::cylinder_lattice(*p);
     if (opts->steps == 0 && opts->until_steady == 0) {
@@ -291,6 +329,11 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
                                                                           : 0.005;
     def.parameters = {{"case", o->benchmark},        {"diameter", p->diameter}, {"wall", o->wall},
                       {"velocity", p->max_velocity}, {"time", o->end_time},     {"sample_time", sample_time}};
+    if (p->immersed.enabled) {
+      def.parameters["ib_kernel"] = o->ib_kernel;
+      def.parameters["ib_iterations"] = p->immersed.forcing_iterations;
+      def.parameters["ib_retraction"] = p->immersed.retraction;
+    }
     const auto history = std::make_shared<ForceHistory>();
     def.observe_every = std::max(1L, std::lround(sample_time / l.dt));
     const double coefficient = 2.0 / (l.mean_velocity * l.mean_velocity * p->diameter);
@@ -303,8 +346,10 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
       history->lift.push_back(coefficient * ranks.sum(f[1]));
     };
     const auto params = *p;
-    def.finish = [params, history](const GlobalFields& g, const std::filesystem::path& dir, nlohmann::json& s) {
-      finish_cylinder(params, *history, g, dir, s);
+    const std::size_t markers = def.setup.immersed_body.markers.size();
+    def.finish = [params, history, markers](const GlobalFields& g, const std::filesystem::path& dir,
+                                            nlohmann::json& s) {
+      finish_cylinder(params, *history, g, dir, s, markers);
     };
     exit_code = run_case(ranks, *opts, def);
   });

@@ -187,19 +187,36 @@ SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant) {
   const int nx = l.nx, ny = l.ny;
   const double cx = l.centre[0], cy = l.centre[1], r = l.radius;
   auto inside = [cx, cy, r](double x, double y) { return (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r; };
-  s.geometry = [nx, ny, inside](int x, int y, int) {
+  const bool immersed = p.immersed.enabled;
+  s.geometry = [nx, ny, inside, immersed](int x, int y, int) {
     if (y == 0 || y == ny - 1) return CellSpec{CellKind::solid, 0};
     if (x == 0) return CellSpec{CellKind::velocity_boundary, inlet};
     if (x == nx - 1) return CellSpec{CellKind::pressure_boundary, outlet};
-    if (inside(x, y)) return CellSpec{CellKind::solid, body};
+    if (!immersed && inside(x, y)) return CellSpec{CellKind::solid, body};
     return CellSpec{};
   };
-  s.curved_wall.id = body;
-  s.curved_wall.interpolation = p.wall;
-  s.curved_wall.fraction = [cx, cy, r](int x, int y, int, int dx, int dy, int) {
-    const double a[3] = {double(x), double(y), 0.0}, b[3] = {double(x + dx), double(y + dy), 0.0}, c[3] = {cx, cy, 0.0};
-    return circle_link_fraction(a, b, c, r);
-  };
+  if (immersed) {
+    const ImmersedCylinder& ib = p.immersed;
+    if (!(ib.retraction >= 0 && ib.retraction <= 0.5))
+      throw Error("karman cylinder: --ib-retraction " + fmt(ib.retraction) + " out of range [0, 0.5]");
+    if (!(ib.spacing >= 0.25 && ib.spacing <= 2))
+      throw Error("karman cylinder: marker spacing " + fmt(ib.spacing) + " out of range [0.25, 2]");
+    require_in_range("karman cylinder", "--ib-iterations", ib.forcing_iterations, 1, 100);
+    const double marker_radius = r - ib.retraction;
+    const int count = int(std::ceil(2.0 * 3.14159265358979323846 * marker_radius / ib.spacing));
+    s.immersed_body.markers = circle_markers(cx, cy, 0.0, marker_radius, count);
+    s.immersed_body.kernel = ib.kernel;
+    s.immersed_body.forcing_iterations = ib.forcing_iterations;
+    s.immersed_body.volume = 3.14159265358979323846 * r * r;
+  } else {
+    s.curved_wall.id = body;
+    s.curved_wall.interpolation = p.wall;
+    s.curved_wall.fraction = [cx, cy, r](int x, int y, int, int dx, int dy, int) {
+      const double a[3] = {double(x), double(y), 0.0}, b[3] = {double(x + dx), double(y + dy), 0.0},
+                   c[3] = {cx, cy, 0.0};
+      return circle_link_fraction(a, b, c, r);
+    };
+  }
   // The inflow parabola everywhere but in the body, with the Poiseuille pressure gradient
   // G = 8 nu U_max / H^2 down to the outlet's rho = 1: the channel starts close to its steady
   // state. Its slowest acoustic mode, a wave between the reflecting inlet and outlet that

@@ -10,12 +10,28 @@
 /// at i = 0 and the regularized pressure outlet at i = 22 D. Rows j = 1 .. round(4.1 D) are
 /// fluid, at y = (j - 1/2) dx, between half-way bounce-back walls in rows 0 and ny - 1. The
 /// cylinder is a curved wall (curved_wall.hpp): its voxels inside the circle are solid and its
-/// surface cuts their links at the analytic fractions.
+/// surface cuts their links at the analytic fractions; or (`immersed`) all voxels are fluid and
+/// Lagrangian markers on the circle hold it by direct-forcing immersed boundaries
+/// (immersed_boundary.hpp).
 
 #include <karman/lbm/curved_wall.hpp>
+#include <karman/lbm/delta_kernel.hpp>
 #include <karman/lbm/solver_setup.hpp>
 
 namespace karman::lbm::cases {
+
+/// The immersed-boundary cylinder (`--wall ib`): markers on a circle, no solid voxels.
+struct ImmersedCylinder {
+  bool enabled = false;
+  DeltaKernel kernel = DeltaKernel::roma3;
+  int forcing_iterations = 3;
+  /// How far the markers sit inside the true surface, in voxels: a direct-forcing surface acts
+  /// about this much further out (Breugem, J. Comput. Phys. 231, 4469 (2012), §3.3: 0.3 voxel
+  /// with the 3-point kernel and multi-direct forcing).
+  double retraction = 0.3;
+  /// Marker spacing along the circle in voxels (about one: Uhlmann 2005).
+  double spacing = 1.0;
+};
 
 /// Which benchmark case.
 enum class CylinderCase {
@@ -29,7 +45,8 @@ struct CylinderParams {
   int diameter = 20;                                   ///< D: voxels across the cylinder
   double max_velocity = 0.05;                          ///< U_max of the inflow in lattice units
   WallInterpolation wall = WallInterpolation::linear;  ///< treatment of the cylinder surface
-  double centre_y = 0.2;  ///< cylinder centre height (benchmark units; 0.2, slightly below the middle)
+  double centre_y = 0.2;      ///< cylinder centre height (benchmark units; 0.2, slightly below the middle)
+  ImmersedCylinder immersed;  ///< enabled: immersed boundaries instead of `wall`
 };
 
 /// Benchmark numbers of a case (Schäfer & Turek 1996 §2; refdata/schaefer_turek_2d.csv).
