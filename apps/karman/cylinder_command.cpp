@@ -42,6 +42,7 @@ struct CylinderOptions {
   double velocity = 0;     ///< lattice U_max; 0: the case's default
   double end_time = 0;     ///< benchmark time to run (2D-2); 0: the case's default
   double sample_time = 0;  ///< benchmark time between force samples; 0: the case's default
+  int periods = 12;        ///< --case oscillating: periods to run (the second half analysed)
 };
 
 /// Default lattice U_max: 2D-1 keeps the Mach number low (compressibility errors in c_D ~ Ma^2);
@@ -252,6 +253,107 @@ void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const Globa
       n);
 }
 
+/// Least-squares fit y ~ a cos(w t) + b sin(w t) + c over the samples; returns {a, b}.
+std::pair<double, double> harmonic_fit(const std::vector<double>& t, const std::vector<double>& y, double w,
+                                       std::size_t from) {
+  double m[3][4] = {};
+  for (std::size_t k = from; k < t.size(); ++k) {
+    const double basis[3] = {std::cos(w * t[k]), std::sin(w * t[k]), 1.0};
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) m[i][j] += basis[i] * basis[j];
+      m[i][3] += basis[i] * y[k];
+    }
+  }
+  // Gauss-Jordan on the normal equations (positive definite over more than a period).
+  for (int i = 0; i < 3; ++i) {
+    for (int r = 0; r < 3; ++r) {
+      if (r == i) continue;
+      const double f = m[r][i] / m[i][i];
+      for (int c = i; c < 4; ++c) m[r][c] -= f * m[i][c];
+    }
+  }
+  return {m[0][3] / m[0][0], m[1][3] / m[1][1]};
+}
+
+/// `karman cylinder --case oscillating`: the in-line force's Morison coefficients over the second
+/// half of the run against Wang's analysis. The cylinder's velocity is U_m sin(w t), so the
+/// force's sine part is the drag's fundamental, -1/2 rho D C_d U_m^2 8 / (3 pi), and its cosine
+/// part the added mass's, -C_a rho (pi D^2 / 4) U_m w.
+int run_oscillating(const comm::Ranks& ranks, RunOptions& opts, const lbm::cases::OscillatingCylinderParams& p,
+                    int periods) {
+  const auto l = lbm::cases::oscillating_cylinder_lattice(p);
+  if (opts.steps == 0 && opts.until_steady == 0) opts.steps = std::max(1L, std::lround(periods * l.period));
+  CaseDefinition def;
+  def.name = "cylinder";
+  def.setup = ranks.run([&] { return lbm::cases::oscillating_cylinder_setup(p, opts.variant); });
+  def.parameters = {{"case", "oscillating"},
+                    {"diameter", p.diameter},
+                    {"wall", "ib"},
+                    {"kc", p.kc},
+                    {"beta", p.beta},
+                    {"velocity", p.max_velocity},
+                    {"periods", periods},
+                    {"ib_kernel", lbm::delta_kernel_name(p.immersed.kernel)},
+                    {"ib_iterations", p.immersed.forcing_iterations},
+                    {"ib_retraction", p.immersed.retraction}};
+  const auto history = std::make_shared<ForceHistory>();
+  def.observe_every = std::max(1L, std::lround(l.period / 200.0));
+  def.observe = [history, &ranks](lbm::FlowSolver& solver) {
+    const auto f = solver.body_force();
+    history->step.push_back(double(solver.steps()));
+    history->time.push_back(double(solver.steps()));
+    history->drag.push_back(ranks.sum(f[0]));
+    history->lift.push_back(ranks.sum(f[1]));
+  };
+  const std::size_t markers = def.setup.immersed_body.markers.size();
+  def.finish = [p, l, history, markers](const GlobalFields&, const std::filesystem::path& dir, nlohmann::json& s) {
+    const ForceHistory& h = *history;
+    io::write_csv(dir / "forces.csv", {"step", "period", "F_x", "F_y"},
+                  {h.step,
+                   [&] {
+                     std::vector<double> t;
+                     for (double v : h.time) t.push_back(v / l.period);
+                     return t;
+                   }(),
+                   h.drag, h.lift});
+    const double half = 0.5 * (h.time.empty() ? 0.0 : h.time.back());
+    std::size_t from = 0;
+    while (from < h.time.size() && h.time[from] < half) ++from;
+    const auto [a, b] = harmonic_fit(h.time, h.drag, l.omega, from);
+    const double d = p.diameter, u = p.max_velocity, volume = 0.25 * 3.14159265358979323846 * d * d;
+    const double cd = -3.0 * 3.14159265358979323846 * b / (4.0 * d * u * u);
+    const double cm = 1.0 - a / (volume * u * l.omega);
+    const auto wang = lbm::cases::stokes_wang(p.kc, p.beta);
+    s["cylinder"] = {
+        {"case", "oscillating"},
+        {"wall", "ib"},
+        {"diameter_voxels", p.diameter},
+        {"kc", p.kc},
+        {"beta", p.beta},
+        {"reynolds", p.kc * p.beta},
+        {"period_steps", l.period},
+        {"amplitude_voxels", l.amplitude},
+        {"box_voxels", l.n},
+        {"markers", markers},
+        {"ib_kernel", lbm::delta_kernel_name(p.immersed.kernel)},
+        {"ib_iterations", p.immersed.forcing_iterations},
+        {"ib_retraction", p.immersed.retraction},
+        {"force_samples", h.time.size()},
+        {"analysed_from_period", h.time.empty() ? 0.0 : h.time[std::min(from, h.time.size() - 1)] / l.period}};
+    s["C_d"] = cd;
+    s["C_m"] = cm;
+    s["stokes_wang"] = {{"C_d", wang.drag}, {"C_m", wang.inertia}};
+    s["C_d_error"] = cd / wang.drag - 1.0;
+    s["C_m_error"] = cm / wang.inertia - 1.0;
+    std::printf(
+        "  oscillating cylinder, D = %d, KC = %g, beta = %g: C_d %.4f (Wang %.4f, %+.2f %%), C_m %.4f (Wang "
+        "%.4f, %+.2f %%)\n",
+        p.diameter, p.kc, p.beta, cd, wang.drag, 100 * (cd / wang.drag - 1), cm, wang.inertia,
+        100 * (cm / wang.inertia - 1));
+  };
+  return run_case(ranks, opts, def);
+}
+
 }  // namespace
 
 void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_code) {
@@ -260,8 +362,20 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
   auto o = std::make_shared<CylinderOptions>();
   auto* cmd = app.add_subcommand(
       "cylinder", "Flow around a cylinder (Schäfer & Turek 1996, 2D-1 and 2D-2): drag, lift, dp, L_a, St");
-  cmd->add_option("--case", o->benchmark, "2d-1 (Re 20, steady) or 2d-2 (Re 100, periodic)")
-      ->check(CLI::IsMember({"2d-1", "2d-2"}))
+  cmd->add_option("--case", o->benchmark,
+                  "2d-1 (Re 20, steady), 2d-2 (Re 100, periodic), or oscillating (a cylinder oscillating in fluid at "
+                  "rest, --wall ib, against Wang 1968)")
+      ->check(CLI::IsMember({"2d-1", "2d-2", "oscillating"}))
+      ->capture_default_str();
+  auto osc = std::make_shared<lbm::cases::OscillatingCylinderParams>();
+  cmd->add_option("--kc", osc->kc, "--case oscillating: Keulegan-Carpenter number U_m T / D")
+      ->check(CLI::Range(1e-3, 10.0))
+      ->capture_default_str();
+  cmd->add_option("--beta", osc->beta, "--case oscillating: Stokes number D^2 / (nu T)")
+      ->check(CLI::Range(1.0, 1e5))
+      ->capture_default_str();
+  cmd->add_option("--periods", o->periods, "--case oscillating: periods to run (the second half is analysed)")
+      ->check(CLI::Range(2, 1000))
       ->capture_default_str();
   cmd->add_option("--diameter", p->diameter, "Voxels across the cylinder D (the channel is 22 D x 4.1 D)")
       ->check(CLI::Range(4, 1024))
@@ -309,6 +423,17 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
                                             : lbm::WallInterpolation::quadratic;
     p->immersed.enabled = o->wall == "ib";
     p->immersed.kernel = lbm::delta_kernel_from_name(o->ib_kernel);
+    if (o->benchmark == "oscillating") {
+      // A moving body: immersed boundaries only.
+      if (cmd->count("--wall") > 0 && o->wall != "ib")
+        throw CLI::ValidationError("--wall", "--case oscillating runs with --wall ib only; got --wall " + o->wall);
+      osc->diameter = p->diameter;
+      osc->immersed = p->immersed;
+      osc->immersed.enabled = true;
+      if (o->velocity > 0) osc->max_velocity = o->velocity;
+      exit_code = run_oscillating(ranks, *opts, *osc, o->periods);
+      return;
+    }
     p->max_velocity = o->velocity > 0 ? o->velocity : default_velocity(p->benchmark);
     const CylinderLattice l = lbm::cases::cylinder_lattice(*p);
     if (opts->steps == 0 && opts->until_steady == 0) {

@@ -233,4 +233,55 @@ SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant) {
   return s;
 }
 
+OscillatingCylinderLattice oscillating_cylinder_lattice(const OscillatingCylinderParams& p) {
+  OscillatingCylinderLattice l;
+  l.n = p.box_diameters * p.diameter;
+  l.period = p.kc * p.diameter / p.max_velocity;
+  l.amplitude = p.max_velocity * l.period / (2.0 * pi);
+  l.omega = 2.0 * pi / l.period;
+  l.viscosity = double(p.diameter) * p.diameter / (p.beta * l.period);
+  // Voxel i sits at coordinate i: the centre half-way between the middle voxels.
+  l.centre[0] = l.centre[1] = 0.5 * (l.n - 1);
+  return l;
+}
+
+SolverSetup oscillating_cylinder_setup(const OscillatingCylinderParams& p, const Variant& variant) {
+  require_in_range("karman cylinder --case oscillating", "--diameter", p.diameter, 4, 1024);
+  require_in_range("karman cylinder --case oscillating", "box diameters", p.box_diameters, 4, 64);
+  if (!(p.kc > 0 && p.kc <= 10)) throw Error("karman cylinder: --kc " + fmt(p.kc) + " out of range (0, 10]");
+  if (!(p.beta >= 1 && p.beta <= 1e5)) throw Error("karman cylinder: --beta " + fmt(p.beta) + " out of range [1, 1e5]");
+  const OscillatingCylinderLattice l = oscillating_cylinder_lattice(p);
+  SolverSetup s;
+  s.variant = variant;
+  s.global = {l.n, l.n, 1};
+  s.periodic = {true, true, true};
+  s.relaxation = relaxation_for(l.viscosity, p.max_velocity,
+                                "U_m = " + fmt(p.max_velocity) + ", D = " + std::to_string(p.diameter) +
+                                    ", KC = " + fmt(p.kc) + ", beta = " + fmt(p.beta));
+  const ImmersedCylinder& ib = p.immersed;
+  if (!(ib.retraction >= 0 && ib.retraction <= 0.5))
+    throw Error("karman cylinder: --ib-retraction " + fmt(ib.retraction) + " out of range [0, 0.5]");
+  require_in_range("karman cylinder", "--ib-iterations", ib.forcing_iterations, 1, 100);
+  const double r = 0.5 * p.diameter, marker_radius = r - ib.retraction;
+  const int count = int(std::ceil(2.0 * pi * marker_radius / ib.spacing));
+  s.immersed_body.markers = circle_markers(l.centre[0], l.centre[1], 0.0, marker_radius, count);
+  s.immersed_body.kernel = ib.kernel;
+  s.immersed_body.forcing_iterations = ib.forcing_iterations;
+  s.immersed_body.volume = pi * r * r;
+  const double a = l.amplitude, w = l.omega;
+  s.immersed_body.motion = [a, w](double t) {
+    RigidMotion m;
+    m.displacement[0] = -a * std::cos(w * t);
+    m.velocity[0] = a * w * std::sin(w * t);
+    m.acceleration[0] = a * w * w * std::cos(w * t);
+    return m;
+  };
+  return s;
+}
+
+MorisonCoefficients stokes_wang(double kc, double beta) {
+  const double s = 1.0 / std::sqrt(pi * beta);
+  return {3.0 * pi * pi * pi / (2.0 * kc) * (s + s * s - 0.25 * s * s * s), 2.0 + 4.0 * s + s * s * s};
+}
+
 }  // namespace karman::lbm::cases

@@ -66,6 +66,25 @@ with tempfile.TemporaryDirectory() as tmp:
                 failures.append(f"{wall}: {name} missing")
         if shutil.which("gnuplot") and not os.path.exists(os.path.join(out, "forces.png")):
             failures.append(f"{wall}: gnuplot is installed but forces.png is missing")
+    # The oscillating cylinder (immersed boundaries, prescribed motion): Morison coefficients with
+    # Wang's beside them, and the force history.
+    out = os.path.join(tmp, "oscillating")
+    proc = run(["cylinder", "--case", "oscillating", "--diameter", "8", "--beta", "20", "--periods", "2",
+                "--no-fields", "--output", out], must_contain=["C_d", "C_m", "Wang"])
+    if proc.returncode == 0:
+        s = json.load(open(os.path.join(out, "summary.json")))
+        for key in ("C_d", "C_m", "C_d_error", "C_m_error"):
+            if not isinstance(s.get(key), (int, float)) or not math.isfinite(s[key]):
+                failures.append(f"oscillating: summary.json {key} = {s.get(key)!r}")
+        if not all(isinstance(s.get("stokes_wang", {}).get(k), float) for k in ("C_d", "C_m")):
+            failures.append(f"oscillating: summary.json stokes_wang = {s.get('stokes_wang')!r}")
+        c = s.get("cylinder", {})
+        if c.get("case") != "oscillating" or not isinstance(c.get("markers"), int) or c["markers"] < 20:
+            failures.append(f"oscillating: summary.json cylinder = {c!r}")
+        rows = list(csv.reader(open(os.path.join(out, "forces.csv"))))
+        if rows[0] != ["step", "period", "F_x", "F_y"] or len(rows) < 100:
+            failures.append(f"oscillating: forces.csv header {rows[0]} with {len(rows) - 1} rows")
+
     # Without gnuplot on the PATH the run still succeeds and says why there is no plot.
     out = os.path.join(tmp, "noplot")
     # A PATH with every program of this one but gnuplot (MPI's singleton start needs its daemon).
@@ -96,6 +115,9 @@ with tempfile.TemporaryDirectory() as tmp:
         ["--ib-retraction", "0.7", "0.5"])
     run(["cylinder", "--diameter", "8", "--wall", "ib", "--collision", "mrt", "--steps", "4", "--output", bad], False,
         ["--collision bgk or trt", "mrt"])
+    run(["cylinder", "--case", "oscillating", "--wall", "bounce-back", "--steps", "5", "--output", bad], False,
+        ["--wall ib", "bounce-back"])
+    run(["cylinder", "--case", "oscillating", "--kc", "0", "--steps", "5", "--output", bad], False, ["--kc", "0"])
     run(["cylinder", "--velocity", "0.2", "--steps", "5", "--output", bad], False, ["Mach", "0.3"])
     run(["cylinder", "--diameter", "8", "--pattern", "aa", "--steps", "4", "--output", bad], False,
         ["--pattern ab", "aa"])

@@ -305,7 +305,7 @@ TEST(ImmersedBoundary, MovingPlateDrivesCouetteFlow) {
   EXPECT_NEAR(f[0] / from_profile, 1.0, 1e-3);
   EXPECT_NEAR(f[1], 0.0, 1e-6 * std::fabs(analytic));
   // A direct-forcing surface acts about half a voxel further out than its markers (the kernel's
-  // width; Breugem 2012 §3.3): the plate is about a voxel thick, h about half a voxel shorter.
+  // width; Breugem 2012): the plate is about a voxel thick, h about half a voxel shorter.
   EXPECT_NEAR(f[0] / analytic, h / (h - 0.5), 0.01);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 /// \file delta_kernel.hpp
 /// Regularized delta functions of the immersed-boundary method (Peskin, Acta Numerica 11, 479
-/// (2002), §6): one-dimensional kernels phi(r) of a distance r in voxels, applied as the tensor
+/// (2002)): one-dimensional kernels phi(r) of a distance r in voxels, applied as the tensor
 /// product phi(x) phi(y) phi(z). Interpolation (u at a marker) and spreading (a marker's force to
 /// the voxels) use the same kernel, so the force the fluid receives is the transpose of the
 /// velocity it is read from (Chen et al. §3.1, Eq. 6 and 8).
@@ -32,7 +32,7 @@ struct LinearDelta {
   }
 };
 
-/// Roma, Peskin & Berger's 3-point kernel (J. Comput. Phys. 153, 509 (1999), Eq. 21): the
+/// Roma, Peskin & Berger's 3-point kernel (J. Comput. Phys. 153, 509 (1999)): the
 /// narrowest kernel with both moment conditions and sum phi^2 = 1/2, the one Uhlmann (2005) and
 /// Breugem (2012) use with direct forcing.
 struct Roma3Delta {
@@ -47,7 +47,7 @@ struct Roma3Delta {
   }
 };
 
-/// Peskin's 4-point kernel (Acta Numerica 2002, Eq. 6.27): both moment conditions and
+/// Peskin's 4-point kernel (Acta Numerica 2002): both moment conditions and
 /// sum phi^2 = 3/8, so its interpolation varies least as a marker moves across voxels.
 struct Peskin4Delta {
   static constexpr const char* name = "peskin4";

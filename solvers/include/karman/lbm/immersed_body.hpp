@@ -28,7 +28,7 @@ struct ImmersedBody {
   /// neighbouring markers' kernels leaves after one iteration.
   int forcing_iterations = 1;
   /// Volume (area in 2D) of the body in voxels: the fluid inside it moves with the body, and its
-  /// inertia is part of the force on the body (Uhlmann 2005, Eq. 12).
+  /// inertia is part of the force on the body (Uhlmann 2005).
   double volume = 0;
   /// The motion at time t (time steps); empty: at rest.
   std::function<RigidMotion(double t)> motion;

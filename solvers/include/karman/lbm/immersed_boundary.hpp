@@ -13,7 +13,7 @@
 ///  repeated `forcing_iterations` times (multi-direct forcing: steps 2 and 3 see the force
 ///  spread so far). The stream-collide kernels then add the field by Guo forcing
 ///  (Features::force_field). The force on the body is the reaction -sum_m F_m A_m plus the
-///  inertia of the fluid inside the body (Uhlmann 2005, Eq. 12, a rigid body).
+///  inertia of the fluid inside the body (Uhlmann 2005, for a rigid body).
 
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
