@@ -400,7 +400,7 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
       ->capture_default_str();
   cmd->add_option("--velocity", o->velocity,
                   "Inflow maximum U_max in lattice units (default 0.05 for 2d-1, 0.1 for 2d-2; tau follows from D "
-                  "and Re)")
+                  "and Re); --case oscillating: the cylinder's velocity amplitude U_m (default 0.02 KC)")
       ->check(positive_finite());
   cmd->add_option("--time", o->end_time,
                   "Benchmark time to run (default: 2d-1 " + std::to_string(int(default_steady_end_time)) +
@@ -430,7 +430,8 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
       osc->diameter = p->diameter;
       osc->immersed = p->immersed;
       osc->immersed.enabled = true;
-      if (o->velocity > 0) osc->max_velocity = o->velocity;
+      // T = KC D / U_m at 1.8 acoustic periods of the box (OscillatingCylinderParams).
+      osc->max_velocity = o->velocity > 0 ? o->velocity : 0.02 * osc->kc;
       exit_code = run_oscillating(ranks, *opts, *osc, o->periods);
       return;
     }

@@ -268,12 +268,19 @@ SolverSetup oscillating_cylinder_setup(const OscillatingCylinderParams& p, const
   s.immersed_body.kernel = ib.kernel;
   s.immersed_body.forcing_iterations = ib.forcing_iterations;
   s.immersed_body.volume = pi * r * r;
-  const double a = l.amplitude, w = l.omega;
-  s.immersed_body.motion = [a, w](double t) {
+  // x(t) = -A h(t) cos(w t) with the envelope h = 1 - exp(-(t / T)^2): the body starts at rest
+  // without a jump in acceleration, which would ring the box's acoustic modes for the whole run
+  // (viscosity damps them only over ~(L / 2 pi)^2 / nu steps). h = 1 to 1e-16 after six periods.
+  const double a = l.amplitude, w = l.omega, ramp = l.period;
+  s.immersed_body.motion = [a, w, ramp](double t) {
+    const double e = std::exp(-(t / ramp) * (t / ramp));
+    const double h = 1.0 - e, dh = 2.0 * t / (ramp * ramp) * e;
+    const double ddh = (2.0 / (ramp * ramp) - 4.0 * t * t / (ramp * ramp * ramp * ramp)) * e;
+    const double c = std::cos(w * t), sn = std::sin(w * t);
     RigidMotion m;
-    m.displacement[0] = -a * std::cos(w * t);
-    m.velocity[0] = a * w * std::sin(w * t);
-    m.acceleration[0] = a * w * w * std::cos(w * t);
+    m.displacement[0] = -a * h * c;
+    m.velocity[0] = -a * (dh * c - h * w * sn);
+    m.acceleration[0] = -a * (ddh * c - 2.0 * dh * w * sn - h * w * w * c);
     return m;
   };
   return s;
