@@ -2,7 +2,8 @@
 /// \file immersed_boundary.hpp
 /// Direct-forcing immersed boundaries (Chen et al. §3.1 and Alg. 2 step (c); Uhlmann, J. Comput.
 /// Phys. 209, 448 (2005)) on the dense solver's per-voxel force field. Before each step:
-///  1. the force field is reset to the case's own force;
+///  1. the voxels the markers' kernels reached when the field was last set get the case's own
+///     force back (every other voxel still holds it: a step costs O(markers), not a field copy);
 ///  2. one thread per marker (Chen et al. §4.3.2, "scattering") interpolates the velocity at its
 ///     position from the populations the step will read, u = (sum c f + F/2) / rho with the
 ///     field's F (Guo, Zheng & Shi 2002), with the delta kernel (Eq. 6), and sets the force
@@ -143,6 +144,27 @@ struct MarkerSpreading {
   }
 };
 
+/// Step 1 for every marker: the voxels its kernel reached from `position` (where it was when the
+/// field was last set) get the case's force `base` back. Markers that share a voxel write the
+/// same value there.
+template <int D, class T, class MemorySpace, class Kernel>
+struct MarkerStencilReset {
+  Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace> field;
+  Kokkos::View<const T**, Kokkos::LayoutLeft, MemorySpace> base;
+  Kokkos::View<const double* [3], Kokkos::LayoutLeft, MemorySpace> position;
+  Extents box;
+  int origin[3] = {0, 0, 0};
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t m) const {
+    double p[3];
+    for (int d = 0; d < 3; ++d) p[d] = position(m, d) - origin[d];
+    const MarkerStencil<D, Kernel> stencil(p);
+    stencil.for_each_voxel(box, [&](index_t v, double) {
+      for (int d = 0; d < D; ++d) field(v, d) = base(v, d);
+    });
+  }
+};
+
 /// The direct-forcing immersed boundary of one rigid body on one rank's force field.
 template <class L, class P, class Layout, class MemorySpace>
 class ImmersedBoundary {
@@ -162,7 +184,8 @@ class ImmersedBoundary {
         m_motion(body.motion),
         m_markers(body.markers.sorted()),
         m_field(field),
-        m_base("karman::base_force", field.extent(0), field.extent(1)) {
+        m_base("karman::base_force", field.extent(0), field.extent(1)),
+        m_spread_at("karman::marker_spread_at", m_markers.size()) {
     require_in_range("karman::lbm::ImmersedBoundary", "forcing_iterations", body.forcing_iterations, 1, 100);
     Kokkos::deep_copy(m_base, field);
   }
@@ -174,12 +197,16 @@ class ImmersedBoundary {
   /// Moves the markers to time `time` and sets the field for the populations `access` reads:
   /// the case's force plus the markers' (steps 1-3 above).
   void apply(const access_type& access, double time) {
-    move(time);
-    Kokkos::deep_copy(m_field, m_base);
     Kokkos::deep_copy(m_markers.force, 0.0);
     const Kokkos::RangePolicy<execution_space> all(0, m_markers.size());
     dispatch_delta_kernel(m_kernel, [&](auto kernel) {
       using Kernel = decltype(kernel);
+      if (m_spread) {
+        MarkerStencilReset<L::D, T, MemorySpace, Kernel> reset{m_field, m_base, m_spread_at, access.topology, {}};
+        for (int d = 0; d < 3; ++d) reset.origin[d] = access.origin[d];
+        Kokkos::parallel_for("karman::ib_reset", all, reset);
+      }
+      move(time);
       const MarkerForcing<L, P, Layout, MemorySpace, Kernel> forcing{access, m_field, m_markers};
       MarkerSpreading<L::D, T, MemorySpace, Kernel> spreading{m_field, m_markers, access.topology, {}};
       for (int d = 0; d < 3; ++d) spreading.origin[d] = access.origin[d];
@@ -188,6 +215,8 @@ class ImmersedBoundary {
         Kokkos::parallel_for("karman::ib_spreading", all, spreading);
       }
     });
+    Kokkos::deep_copy(m_spread_at, m_markers.position);
+    m_spread = true;
     compat::fence(execution_space(), "karman::ib_applied");
   }
 
@@ -232,6 +261,9 @@ class ImmersedBoundary {
   LagrangianMarkers<MemorySpace> m_markers;
   field_type m_field;
   field_type m_base;
+  /// Marker positions when the field was last set, and whether it was.
+  typename LagrangianMarkers<MemorySpace>::vector_view m_spread_at;
+  bool m_spread = false;
 };
 
 }  // namespace karman::lbm
