@@ -94,7 +94,8 @@ class Solver final : public SolverCore<L, Prec, Layout, MemorySpace> {
 
   template <StepKind K, class Feat>
   StreamCollide<L, Prec, Layout, MemorySpace, Collision, K, Feat> kernel() const {
-    StreamCollide<L, Prec, Layout, MemorySpace, Collision, K, Feat> k{this->template access<K, Feat>(), m_rates, {}};
+    StreamCollide<L, Prec, Layout, MemorySpace, Collision, K, Feat> k{
+        this->template access<K, Feat>(), m_rates, {}, {}};
     for (int d = 0; d < 3; ++d) k.force[d] = this->m_force[d];
     if constexpr (Feat::force_field) k.voxel_force.field = this->m_force_field;
     return k;

@@ -480,7 +480,8 @@ class SolverCore : public FlowSolver {
   }
   template <StepKind K, class Feat>
   void compute_moments(MomentFields& out) const {
-    Moments<L, Prec, Layout, MemorySpace, K, Feat> kernel{access<K, Feat>(), out.rho, out.u, m_part.owned().begin, {}};
+    Moments<L, Prec, Layout, MemorySpace, K, Feat> kernel{access<K, Feat>(),    out.rho, out.u,
+                                                          m_part.owned().begin, {},      {}};
     for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
     if constexpr (Feat::force_field) kernel.voxel_force.field = m_force_field;
     // On the default instance, after the exchanger's copies (see step()).
