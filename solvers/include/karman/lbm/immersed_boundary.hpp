@@ -165,6 +165,21 @@ struct MarkerStencilReset {
   }
 };
 
+/// Places every marker at its reference position plus a rigid displacement, with the body's
+/// velocity (ImmersedBoundary::move). A functor: CUDA forbids extended lambdas in private members.
+template <class Markers>
+struct MoveMarkers {
+  Markers markers;
+  RigidMotion motion;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t m) const {
+    for (int d = 0; d < 3; ++d) {
+      markers.position(m, d) = markers.reference(m, d) + motion.displacement[d];
+      markers.velocity(m, d) = motion.velocity[d];
+    }
+  }
+};
+
 /// The direct-forcing immersed boundary of one rigid body on one rank's force field.
 template <class L, class P, class Layout, class MemorySpace>
 class ImmersedBoundary {
@@ -243,15 +258,8 @@ class ImmersedBoundary {
   /// Marker positions and velocities of the prescribed motion at `time`.
   void move(double time) {
     if (!m_motion) return;
-    const RigidMotion r = m_motion(time);
-    const auto markers = m_markers;
-    Kokkos::parallel_for(
-        "karman::ib_move", Kokkos::RangePolicy<execution_space>(0, markers.size()), KOKKOS_LAMBDA(const index_t m) {
-          for (int d = 0; d < 3; ++d) {
-            markers.position(m, d) = markers.reference(m, d) + r.displacement[d];
-            markers.velocity(m, d) = r.velocity[d];
-          }
-        });
+    Kokkos::parallel_for("karman::ib_move", Kokkos::RangePolicy<execution_space>(0, m_markers.size()),
+                         MoveMarkers<LagrangianMarkers<MemorySpace>>{m_markers, m_motion(time)});
   }
 
   DeltaKernel m_kernel = DeltaKernel::roma3;
