@@ -87,10 +87,13 @@ void check_linear_interpolation() {
     const double p[3] = {pos(rng), pos(rng), D == 3 ? pos(rng) : 0.0};
     const MarkerStencil<D, Kernel> st(p);
     double u = 0, weights = 0;
-    st.for_each_voxel(box, [&](index_t v, double w) {
+    for (int n = 0; n < st.points; ++n) {
+      index_t v = 0;
+      double w = 0;
+      if (!st.point(box, n, v, w)) continue;
       u += w * field(box.coordinate(v, 0), box.coordinate(v, 1), box.coordinate(v, 2));
       weights += w;
-    });
+    }
     EXPECT_NEAR(weights, 1.0, 1e-13);
     EXPECT_NEAR(u, 0.3 + 1.7 * p[0] - 0.4 * p[1] + (D == 3 ? 2.1 * p[2] : 0.0), 1e-12) << Kernel::name;
   }
@@ -194,7 +197,7 @@ cases::ChannelParams small_channel() {
   return p;
 }
 
-// A uniform force given as a field is the uniform force, bitwise: the field kernels do the
+// A uniform force given as a field is the uniform force, bitwise on CPUs: the field kernels do the
 // uniform kernels' arithmetic with the voxel's own force.
 TEST(ForceField, UniformFieldIsBitwiseTheUniformForce) {
   for (const char* collision : {"bgk", "trt"}) {
@@ -208,8 +211,19 @@ TEST(ForceField, UniformFieldIsBitwiseTheUniformForce) {
       field.force_field = [force](int, int, int) { return force; };
       const auto a = test::run(uniform, 500), b = test::run(field, 500);
       ASSERT_EQ(a.u.size(), b.u.size());
-      for (std::size_t k = 0; k < a.u.size(); ++k) ASSERT_EQ(a.u[k], b.u[k]) << collision << " " << layout << " " << k;
-      for (std::size_t k = 0; k < a.rho.size(); ++k) ASSERT_EQ(a.rho[k], b.rho[k]) << collision << " " << layout;
+      // Host builds compile without floating-point contraction (-ffp-contract=off), so both kernels
+      // do the same roundings; nvcc fuses multiply-adds where it sees them, and a force read from
+      // memory is fused differently from one held in the kernel's arguments: a few units in the
+      // last place on GPUs.
+      constexpr bool host =
+          Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+      const double slack = host ? 0.0 : 1e-12;
+      for (std::size_t k = 0; k < a.u.size(); ++k) {
+        ASSERT_LE(std::fabs(a.u[k] - b.u[k]), slack * 1e-2) << collision << " " << layout << " " << k;
+      }
+      for (std::size_t k = 0; k < a.rho.size(); ++k) {
+        ASSERT_LE(std::fabs(a.rho[k] - b.rho[k]), slack) << collision << " " << layout;
+      }
     }
   }
 }

@@ -53,26 +53,24 @@ struct MarkerStencil {
     }
   }
 
-  /// Calls f(v, w) for every voxel v of the stencil in `box` with its weight w. Along the slab
-  /// axis the stencil is cut to the owned planes (the halo planes are the neighbour's); across it
-  /// coordinates wrap around, as the dense box's neighbours do (neighbours.hpp), so a marker near
-  /// a periodic side reaches the voxels across it (walls and inlets sit on the other sides).
-  template <class F>
-  KOKKOS_INLINE_FUNCTION void for_each_voxel(const Extents& box, F&& f) const {
+  /// Points of the stencil: Kernel::support per axis.
+  static constexpr int points = Kernel::support * Kernel::support * support_z;
+
+  /// Point n (x fastest) of the stencil in `box`: its voxel v and weight w, or false when it
+  /// falls outside the owned planes. Along the slab axis the stencil is cut to the owned planes
+  /// (the halo planes are the neighbour's); across it coordinates wrap around, as the dense box's
+  /// neighbours do (neighbours.hpp), so a marker near a periodic side reaches the voxels across
+  /// it (walls and inlets sit on the other sides). Kernels loop over n: a loop body, not a
+  /// lambda, since nvcc takes a lambda in device code for a host function.
+  KOKKOS_INLINE_FUNCTION bool point(const Extents& box, int n, index_t& v, double& w) const {
+    const int a = n % Kernel::support, b = n / Kernel::support % Kernel::support;
+    const int c = n / (Kernel::support * Kernel::support);
     const int axis = box.slab_axis();
-    for (int c = 0; c < support_z; ++c) {
-      int k = first_z + c;
-      if (!place(box, 2, axis, k)) continue;
-      for (int b = 0; b < Kernel::support; ++b) {
-        int j = y.first + b;
-        if (!place(box, 1, axis, j)) continue;
-        for (int a = 0; a < Kernel::support; ++a) {
-          int i = x.first + a;
-          if (!place(box, 0, axis, i)) continue;
-          f(box.index(i, j, k), x.weight[a] * y.weight[b] * weight_z[c]);
-        }
-      }
-    }
+    int i = x.first + a, j = y.first + b, k = first_z + c;
+    if (!place(box, 2, axis, k) || !place(box, 1, axis, j) || !place(box, 0, axis, i)) return false;
+    v = box.index(i, j, k);
+    w = x.weight[a] * y.weight[b] * weight_z[c];
+    return true;
   }
 
  private:
@@ -100,10 +98,13 @@ struct MarkerForcing {
     for (int d = 0; d < 3; ++d) p[d] = markers.position(m, d) - access.origin[d];
     const MarkerStencil<L::D, Kernel> stencil(p);
     double u[3] = {0, 0, 0}, rho = 0, fluid_weight = 0;
-    stencil.for_each_voxel(access.topology, [&](index_t v, double w) {
+    for (int n = 0; n < stencil.points; ++n) {
+      index_t v = 0;
+      double w = 0;
+      if (!stencil.point(access.topology, n, v, w)) continue;
       const flag_t fl = access.flags(v);
       // A wall voxel in the stencil counts as fluid at rest: no velocity, no density.
-      if (flags::kind(fl) == CellKind::solid) return;
+      if (flags::kind(fl) == CellKind::solid) continue;
       T f[L::Q];
       access.load(v, fl, Neighbours<L::D>(v, access.topology), access.plane_spans(v), f);
       const T force[3] = {field(v, 0), field(v, 1), L::D == 3 ? field(v, 2) : T(0)};
@@ -112,7 +113,7 @@ struct MarkerForcing {
       for (int d = 0; d < 3; ++d) u[d] += w * double(uv[d]);
       rho += w * double(r);
       fluid_weight += w;
-    });
+    }
     rho = fluid_weight > 0 ? rho / fluid_weight : 1.0;
     for (int d = 0; d < 3; ++d) {
       const double increment = 2.0 * rho * (markers.velocity(m, d) - u[d]);
@@ -138,9 +139,12 @@ struct MarkerSpreading {
     const double a = markers.area(m);
     double g[D];
     for (int d = 0; d < D; ++d) g[d] = markers.increment(m, d) * a;
-    stencil.for_each_voxel(box, [&](index_t v, double w) {
+    for (int n = 0; n < stencil.points; ++n) {
+      index_t v = 0;
+      double w = 0;
+      if (!stencil.point(box, n, v, w)) continue;
       for (int d = 0; d < D; ++d) Kokkos::atomic_add(&field(v, d), T(w * g[d]));
-    });
+    }
   }
 };
 
@@ -159,9 +163,12 @@ struct MarkerStencilReset {
     double p[3];
     for (int d = 0; d < 3; ++d) p[d] = position(m, d) - origin[d];
     const MarkerStencil<D, Kernel> stencil(p);
-    stencil.for_each_voxel(box, [&](index_t v, double) {
+    for (int n = 0; n < stencil.points; ++n) {
+      index_t v = 0;
+      double w = 0;
+      if (!stencil.point(box, n, v, w)) continue;
       for (int d = 0; d < D; ++d) field(v, d) = base(v, d);
-    });
+    }
   }
 };
 
