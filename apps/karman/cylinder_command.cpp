@@ -29,13 +29,20 @@ struct ForceHistory {
   std::vector<double> step, time, drag, lift;
 };
 
+/// The option name of the cylinder's surface treatment.
+std::string wall_name(const CylinderParams& p) {
+  return p.immersed.enabled ? "ib" : lbm::wall_interpolation_name(p.wall);
+}
+
 /// Options of the command beyond the solver's.
 struct CylinderOptions {
   std::string benchmark = "2d-1";
   std::string wall = "bouzidi-linear";
+  std::string ib_kernel = lbm::delta_kernel_name(lbm::cases::ImmersedCylinder{}.kernel);
   double velocity = 0;     ///< lattice U_max; 0: the case's default
   double end_time = 0;     ///< benchmark time to run (2D-2); 0: the case's default
   double sample_time = 0;  ///< benchmark time between force samples; 0: the case's default
+  int periods = 12;        ///< --case oscillating: periods to run (the second half analysed)
 };
 
 /// Default lattice U_max: 2D-1 keeps the Mach number low (compressibility errors in c_D ~ Ma^2);
@@ -71,10 +78,20 @@ RowPair centre_rows(const CylinderLattice& l) {
   return {j0, 1.0 - w1, w1};
 }
 
+/// Voxels next to the surface that its treatment disturbs and the readings below leave out: none
+/// for walls of solid voxels; immersed boundaries force the voxels within half the delta
+/// kernel's support of their markers, which sit `retraction` inside the surface.
+double surface_gap(const CylinderParams& p) {
+  if (!p.immersed.enabled) return 0.0;
+  const int support = lbm::dispatch_delta_kernel(p.immersed.kernel, [](auto k) { return decltype(k)::support; });
+  return 0.5 * support - p.immersed.retraction;
+}
+
 /// Quadratic extrapolation to voxel coordinate x of field `f` along row j, from the first three
-/// fluid voxels met walking from x in direction `dir` (density 0 marks solid voxels).
-double extrapolate_row(const GlobalFields& g, const std::vector<double>& f, int j, double x, int dir) {
-  int k = dir > 0 ? int(std::ceil(x)) : int(std::floor(x));
+/// fluid voxels met walking from `gap` voxels past x in direction `dir` (density 0 marks solid
+/// voxels).
+double extrapolate_row(const GlobalFields& g, const std::vector<double>& f, int j, double x, int dir, double gap) {
+  int k = dir > 0 ? int(std::ceil(x + gap)) : int(std::floor(x - gap));
   while (k > 0 && k < g.extents.nx - 1 && g.rho[g.at(k, j, 0)] == 0.0) k += dir;
   const double x0 = k, x1 = k + dir, x2 = k + 2 * dir;
   const double f0 = f[g.at(k, j, 0)], f1 = f[g.at(k + dir, j, 0)], f2 = f[g.at(k + 2 * dir, j, 0)];
@@ -82,21 +99,22 @@ double extrapolate_row(const GlobalFields& g, const std::vector<double>& f, int 
          f2 * (x - x0) * (x - x1) / ((x2 - x0) * (x2 - x1));
 }
 
-/// Density on the centre line at voxel coordinate x, extrapolated from the fluid side `dir`.
-double surface_density(const GlobalFields& g, const CylinderLattice& l, double x, int dir) {
+/// Density on the centre line at voxel coordinate x, extrapolated from the fluid side `dir`
+/// beyond `gap` voxels.
+double surface_density(const GlobalFields& g, const CylinderLattice& l, double x, int dir, double gap) {
   const RowPair r = centre_rows(l);
-  return r.w0 * extrapolate_row(g, g.rho, r.j0, x, dir) + r.w1 * extrapolate_row(g, g.rho, r.j0 + 1, x, dir);
+  return r.w0 * extrapolate_row(g, g.rho, r.j0, x, dir, gap) + r.w1 * extrapolate_row(g, g.rho, r.j0 + 1, x, dir, gap);
 }
 
 /// Recirculation length in voxels: from the back of the cylinder to where u_x on the centre line
-/// turns positive again (linear interpolation between voxels); empty when there is no wake
-/// bubble.
-std::optional<double> recirculation_voxels(const GlobalFields& g, const CylinderLattice& l) {
+/// turns positive again (linear interpolation between voxels), looked for from `gap` voxels
+/// behind the surface; empty when there is no wake bubble.
+std::optional<double> recirculation_voxels(const GlobalFields& g, const CylinderLattice& l, double gap) {
   const RowPair r = centre_rows(l);
   const double back = l.centre[0] + l.radius;
   auto ux = [&](int x) { return r.w0 * g.ux[g.at(x, r.j0, 0)] + r.w1 * g.ux[g.at(x, r.j0 + 1, 0)]; };
   auto fluid = [&](int x) { return g.rho[g.at(x, r.j0, 0)] > 0.0 && g.rho[g.at(x, r.j0 + 1, 0)] > 0.0; };
-  int x = int(std::ceil(back));
+  int x = int(std::ceil(back + gap));
   while (x < g.extents.nx - 1 && !fluid(x)) ++x;
   if (ux(x) > 0) return std::nullopt;
   for (; x + 1 < g.extents.nx; ++x) {
@@ -159,32 +177,38 @@ void plot_forces(const std::filesystem::path& dir, const std::string& title, std
 
 /// Cylinder outputs: the force history (CSV and plot) and the benchmark's figures.
 void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const GlobalFields& g,
-                     const std::filesystem::path& dir, nlohmann::json& summary) {
+                     const std::filesystem::path& dir, nlohmann::json& summary, std::size_t markers) {
   const CylinderLattice l = lbm::cases::cylinder_lattice(p);
   const auto bench = lbm::cases::cylinder_benchmark(p.benchmark);
   io::write_csv(dir / "forces.csv", {"step", "time", "c_D", "c_L"}, {h.step, h.time, h.drag, h.lift});
   // p = rho cs^2, scaled to the benchmark's units by (rho U_mean^2)_benchmark / (rho U_mean^2)_lattice.
   const double pressure_scale = bench.mean_velocity * bench.mean_velocity / (l.mean_velocity * l.mean_velocity);
-  const double front = surface_density(g, l, l.centre[0] - l.radius, -1);
-  const double back = surface_density(g, l, l.centre[0] + l.radius, +1);
+  const double gap = surface_gap(p);
+  const double front = surface_density(g, l, l.centre[0] - l.radius, -1, gap);
+  const double back = surface_density(g, l, l.centre[0] + l.radius, +1, gap);
   const double dp = (front - back) / 3.0 * pressure_scale;
   nlohmann::json& c = summary["cylinder"];
   c = {{"case", p.benchmark == CylinderCase::steady_2d1 ? "2d-1" : "2d-2"},
-       {"wall", lbm::wall_interpolation_name(p.wall)},
+       {"wall", wall_name(p)},
        {"diameter_voxels", p.diameter},
        {"dx", l.dx},
        {"dt", l.dt},
        {"mean_velocity_lattice", l.mean_velocity},
        {"reynolds", bench.reynolds},
        {"force_samples", h.time.size()}};
+  if (p.immersed.enabled) {
+    c["markers"] = markers;
+    c["ib_kernel"] = lbm::delta_kernel_name(p.immersed.kernel);
+    c["ib_iterations"] = p.immersed.forcing_iterations;
+    c["ib_retraction"] = p.immersed.retraction;
+  }
   summary["c_D"] = h.drag.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.drag.back());
   summary["c_L"] = h.lift.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.lift.back());
   summary["dp"] = dp;
   const std::size_t n = h.time.size(), last_quarter = n - n / 4, last_eighth = n - n / 8;
-  std::printf("  cylinder %s, D = %d, %s: ", c["case"].get<std::string>().c_str(), p.diameter,
-              lbm::wall_interpolation_name(p.wall));
+  std::printf("  cylinder %s, D = %d, %s: ", c["case"].get<std::string>().c_str(), p.diameter, wall_name(p).c_str());
   if (p.benchmark == CylinderCase::steady_2d1) {
-    const auto la = recirculation_voxels(g, l);
+    const auto la = recirculation_voxels(g, l, gap);
     summary["L_a"] = la ? nlohmann::json(*la * l.dx) : nlohmann::json(nullptr);
     if (n >= 8) {
       // Steady forces: means over the last quarter, through the acoustic waves; their drift
@@ -223,10 +247,111 @@ void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const Globa
       std::printf("no periodic shedding in the last quarter of the run (run longer: --time)\n");
     }
   }
-  plot_forces(dir,
-              "karman cylinder " + c["case"].get<std::string>() + ", D = " + std::to_string(p.diameter) + ", " +
-                  lbm::wall_interpolation_name(p.wall),
-              n);
+  plot_forces(
+      dir,
+      "karman cylinder " + c["case"].get<std::string>() + ", D = " + std::to_string(p.diameter) + ", " + wall_name(p),
+      n);
+}
+
+/// Least-squares fit y ~ a cos(w t) + b sin(w t) + c over the samples; returns {a, b}.
+std::pair<double, double> harmonic_fit(const std::vector<double>& t, const std::vector<double>& y, double w,
+                                       std::size_t from) {
+  double m[3][4] = {};
+  for (std::size_t k = from; k < t.size(); ++k) {
+    const double basis[3] = {std::cos(w * t[k]), std::sin(w * t[k]), 1.0};
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) m[i][j] += basis[i] * basis[j];
+      m[i][3] += basis[i] * y[k];
+    }
+  }
+  // Gauss-Jordan on the normal equations (positive definite over more than a period).
+  for (int i = 0; i < 3; ++i) {
+    for (int r = 0; r < 3; ++r) {
+      if (r == i) continue;
+      const double f = m[r][i] / m[i][i];
+      for (int c = i; c < 4; ++c) m[r][c] -= f * m[i][c];
+    }
+  }
+  return {m[0][3] / m[0][0], m[1][3] / m[1][1]};
+}
+
+/// `karman cylinder --case oscillating`: the in-line force's Morison coefficients over the second
+/// half of the run against Wang's analysis. The cylinder's velocity is U_m sin(w t), so the
+/// force's sine part is the drag's fundamental, -1/2 rho D C_d U_m^2 8 / (3 pi), and its cosine
+/// part the added mass's, -C_a rho (pi D^2 / 4) U_m w.
+int run_oscillating(const comm::Ranks& ranks, RunOptions& opts, const lbm::cases::OscillatingCylinderParams& p,
+                    int periods) {
+  const auto l = lbm::cases::oscillating_cylinder_lattice(p);
+  if (opts.steps == 0 && opts.until_steady == 0) opts.steps = std::max(1L, std::lround(periods * l.period));
+  CaseDefinition def;
+  def.name = "cylinder";
+  def.setup = ranks.run([&] { return lbm::cases::oscillating_cylinder_setup(p, opts.variant); });
+  def.parameters = {{"case", "oscillating"},
+                    {"diameter", p.diameter},
+                    {"wall", "ib"},
+                    {"kc", p.kc},
+                    {"beta", p.beta},
+                    {"velocity", p.max_velocity},
+                    {"periods", periods},
+                    {"ib_kernel", lbm::delta_kernel_name(p.immersed.kernel)},
+                    {"ib_iterations", p.immersed.forcing_iterations},
+                    {"ib_retraction", p.immersed.retraction}};
+  const auto history = std::make_shared<ForceHistory>();
+  def.observe_every = std::max(1L, std::lround(l.period / 200.0));
+  def.observe = [history, &ranks](lbm::FlowSolver& solver) {
+    const auto f = solver.body_force();
+    history->step.push_back(double(solver.steps()));
+    history->time.push_back(double(solver.steps()));
+    history->drag.push_back(ranks.sum(f[0]));
+    history->lift.push_back(ranks.sum(f[1]));
+  };
+  const std::size_t markers = def.setup.immersed_body.markers.size();
+  def.finish = [p, l, history, markers](const GlobalFields&, const std::filesystem::path& dir, nlohmann::json& s) {
+    const ForceHistory& h = *history;
+    io::write_csv(dir / "forces.csv", {"step", "period", "F_x", "F_y"},
+                  {h.step,
+                   [&] {
+                     std::vector<double> t;
+                     for (double v : h.time) t.push_back(v / l.period);
+                     return t;
+                   }(),
+                   h.drag, h.lift});
+    const double half = 0.5 * (h.time.empty() ? 0.0 : h.time.back());
+    std::size_t from = 0;
+    while (from < h.time.size() && h.time[from] < half) ++from;
+    const auto [a, b] = harmonic_fit(h.time, h.drag, l.omega, from);
+    const double d = p.diameter, u = p.max_velocity, volume = 0.25 * 3.14159265358979323846 * d * d;
+    const double cd = -3.0 * 3.14159265358979323846 * b / (4.0 * d * u * u);
+    const double cm = 1.0 - a / (volume * u * l.omega);
+    const auto wang = lbm::cases::stokes_wang(p.kc, p.beta);
+    s["cylinder"] = {
+        {"case", "oscillating"},
+        {"wall", "ib"},
+        {"diameter_voxels", p.diameter},
+        {"kc", p.kc},
+        {"beta", p.beta},
+        {"reynolds", p.kc * p.beta},
+        {"period_steps", l.period},
+        {"amplitude_voxels", l.amplitude},
+        {"box_voxels", l.n},
+        {"markers", markers},
+        {"ib_kernel", lbm::delta_kernel_name(p.immersed.kernel)},
+        {"ib_iterations", p.immersed.forcing_iterations},
+        {"ib_retraction", p.immersed.retraction},
+        {"force_samples", h.time.size()},
+        {"analysed_from_period", h.time.empty() ? 0.0 : h.time[std::min(from, h.time.size() - 1)] / l.period}};
+    s["C_d"] = cd;
+    s["C_m"] = cm;
+    s["stokes_wang"] = {{"C_d", wang.drag}, {"C_m", wang.inertia}};
+    s["C_d_error"] = cd / wang.drag - 1.0;
+    s["C_m_error"] = cm / wang.inertia - 1.0;
+    std::printf(
+        "  oscillating cylinder, D = %d, KC = %g, beta = %g: C_d %.4f (Wang %.4f, %+.2f %%), C_m %.4f (Wang "
+        "%.4f, %+.2f %%)\n",
+        p.diameter, p.kc, p.beta, cd, wang.drag, 100 * (cd / wang.drag - 1), cm, wang.inertia,
+        100 * (cm / wang.inertia - 1));
+  };
+  return run_case(ranks, opts, def);
 }
 
 }  // namespace
@@ -237,20 +362,45 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
   auto o = std::make_shared<CylinderOptions>();
   auto* cmd = app.add_subcommand(
       "cylinder", "Flow around a cylinder (Schäfer & Turek 1996, 2D-1 and 2D-2): drag, lift, dp, L_a, St");
-  cmd->add_option("--case", o->benchmark, "2d-1 (Re 20, steady) or 2d-2 (Re 100, periodic)")
-      ->check(CLI::IsMember({"2d-1", "2d-2"}))
+  cmd->add_option("--case", o->benchmark,
+                  "2d-1 (Re 20, steady), 2d-2 (Re 100, periodic), or oscillating (a cylinder oscillating in fluid at "
+                  "rest, --wall ib, against Wang 1968)")
+      ->check(CLI::IsMember({"2d-1", "2d-2", "oscillating"}))
+      ->capture_default_str();
+  auto osc = std::make_shared<lbm::cases::OscillatingCylinderParams>();
+  cmd->add_option("--kc", osc->kc, "--case oscillating: Keulegan-Carpenter number U_m T / D")
+      ->check(CLI::Range(1e-3, 10.0))
+      ->capture_default_str();
+  cmd->add_option("--beta", osc->beta, "--case oscillating: Stokes number D^2 / (nu T)")
+      ->check(CLI::Range(1.0, 1e5))
+      ->capture_default_str();
+  cmd->add_option("--periods", o->periods, "--case oscillating: periods to run (the second half is analysed)")
+      ->check(CLI::Range(2, 1000))
       ->capture_default_str();
   cmd->add_option("--diameter", p->diameter, "Voxels across the cylinder D (the channel is 22 D x 4.1 D)")
       ->check(CLI::Range(4, 1024))
       ->capture_default_str();
   cmd->add_option("--wall", o->wall,
                   "Cylinder surface: bounce-back (half-way), bouzidi-linear or bouzidi-quadratic (Bouzidi et al. "
-                  "2001, from the exact circle)")
-      ->check(CLI::IsMember({"bounce-back", "bouzidi-linear", "bouzidi-quadratic"}))
+                  "2001, from the exact circle), or ib (direct-forcing immersed boundaries: markers on the circle, "
+                  "no solid voxels)")
+      ->check(CLI::IsMember({"bounce-back", "bouzidi-linear", "bouzidi-quadratic", "ib"}))
+      ->capture_default_str();
+  cmd->add_option("--ib-kernel", o->ib_kernel,
+                  std::string("--wall ib: delta kernel of interpolation and spreading: ") + lbm::delta_kernel_names())
+      ->check(CLI::IsMember({"linear", "roma3", "peskin4", "cosine4"}))
+      ->capture_default_str();
+  cmd->add_option("--ib-iterations", p->immersed.forcing_iterations,
+                  "--wall ib: forcing iterations per step (1: direct forcing; more: multi-direct forcing)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--ib-retraction", p->immersed.retraction,
+                  "--wall ib: markers this many voxels inside the surface (Breugem 2012)")
+      ->check(CLI::Range(0.0, 0.5))
       ->capture_default_str();
   cmd->add_option("--velocity", o->velocity,
                   "Inflow maximum U_max in lattice units (default 0.05 for 2d-1, 0.1 for 2d-2; tau follows from D "
-                  "and Re)")
+                  "and Re); --case oscillating: the cylinder's velocity amplitude U_m (default 0.02 KC)")
       ->check(positive_finite());
   cmd->add_option("--time", o->end_time,
                   "Benchmark time to run (default: 2d-1 " + std::to_string(int(default_steady_end_time)) +
@@ -271,6 +421,20 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
     p->wall = o->wall == "bounce-back"      ? lbm::WallInterpolation::bounce_back
               : o->wall == "bouzidi-linear" ? lbm::WallInterpolation::linear
                                             : lbm::WallInterpolation::quadratic;
+    p->immersed.enabled = o->wall == "ib";
+    p->immersed.kernel = lbm::delta_kernel_from_name(o->ib_kernel);
+    if (o->benchmark == "oscillating") {
+      // A moving body: immersed boundaries only.
+      if (cmd->count("--wall") > 0 && o->wall != "ib")
+        throw CLI::ValidationError("--wall", "--case oscillating runs with --wall ib only; got --wall " + o->wall);
+      osc->diameter = p->diameter;
+      osc->immersed = p->immersed;
+      osc->immersed.enabled = true;
+      // T = KC D / U_m at 1.8 acoustic periods of the box (OscillatingCylinderParams).
+      osc->max_velocity = o->velocity > 0 ? o->velocity : 0.02 * osc->kc;
+      exit_code = run_oscillating(ranks, *opts, *osc, o->periods);
+      return;
+    }
     p->max_velocity = o->velocity > 0 ? o->velocity : default_velocity(p->benchmark);
     const CylinderLattice l = lbm::cases::cylinder_lattice(*p);
     if (opts->steps == 0 && opts->until_steady == 0) {
@@ -291,6 +455,11 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
                                                                           : 0.005;
     def.parameters = {{"case", o->benchmark},        {"diameter", p->diameter}, {"wall", o->wall},
                       {"velocity", p->max_velocity}, {"time", o->end_time},     {"sample_time", sample_time}};
+    if (p->immersed.enabled) {
+      def.parameters["ib_kernel"] = o->ib_kernel;
+      def.parameters["ib_iterations"] = p->immersed.forcing_iterations;
+      def.parameters["ib_retraction"] = p->immersed.retraction;
+    }
     const auto history = std::make_shared<ForceHistory>();
     def.observe_every = std::max(1L, std::lround(sample_time / l.dt));
     const double coefficient = 2.0 / (l.mean_velocity * l.mean_velocity * p->diameter);
@@ -303,8 +472,10 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
       history->lift.push_back(coefficient * ranks.sum(f[1]));
     };
     const auto params = *p;
-    def.finish = [params, history](const GlobalFields& g, const std::filesystem::path& dir, nlohmann::json& s) {
-      finish_cylinder(params, *history, g, dir, s);
+    const std::size_t markers = def.setup.immersed_body.markers.size();
+    def.finish = [params, history, markers](const GlobalFields& g, const std::filesystem::path& dir,
+                                            nlohmann::json& s) {
+      finish_cylinder(params, *history, g, dir, s, markers);
     };
     exit_code = run_case(ranks, *opts, def);
   });

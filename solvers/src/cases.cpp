@@ -187,19 +187,36 @@ SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant) {
   const int nx = l.nx, ny = l.ny;
   const double cx = l.centre[0], cy = l.centre[1], r = l.radius;
   auto inside = [cx, cy, r](double x, double y) { return (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r; };
-  s.geometry = [nx, ny, inside](int x, int y, int) {
+  const bool immersed = p.immersed.enabled;
+  s.geometry = [nx, ny, inside, immersed](int x, int y, int) {
     if (y == 0 || y == ny - 1) return CellSpec{CellKind::solid, 0};
     if (x == 0) return CellSpec{CellKind::velocity_boundary, inlet};
     if (x == nx - 1) return CellSpec{CellKind::pressure_boundary, outlet};
-    if (inside(x, y)) return CellSpec{CellKind::solid, body};
+    if (!immersed && inside(x, y)) return CellSpec{CellKind::solid, body};
     return CellSpec{};
   };
-  s.curved_wall.id = body;
-  s.curved_wall.interpolation = p.wall;
-  s.curved_wall.fraction = [cx, cy, r](int x, int y, int, int dx, int dy, int) {
-    const double a[3] = {double(x), double(y), 0.0}, b[3] = {double(x + dx), double(y + dy), 0.0}, c[3] = {cx, cy, 0.0};
-    return circle_link_fraction(a, b, c, r);
-  };
+  if (immersed) {
+    const ImmersedCylinder& ib = p.immersed;
+    if (!(ib.retraction >= 0 && ib.retraction <= 0.5))
+      throw Error("karman cylinder: --ib-retraction " + fmt(ib.retraction) + " out of range [0, 0.5]");
+    if (!(ib.spacing >= 0.25 && ib.spacing <= 2))
+      throw Error("karman cylinder: marker spacing " + fmt(ib.spacing) + " out of range [0.25, 2]");
+    require_in_range("karman cylinder", "--ib-iterations", ib.forcing_iterations, 1, 100);
+    const double marker_radius = r - ib.retraction;
+    const int count = int(std::ceil(2.0 * 3.14159265358979323846 * marker_radius / ib.spacing));
+    s.immersed_body.markers = circle_markers(cx, cy, 0.0, marker_radius, count);
+    s.immersed_body.kernel = ib.kernel;
+    s.immersed_body.forcing_iterations = ib.forcing_iterations;
+    s.immersed_body.volume = 3.14159265358979323846 * r * r;
+  } else {
+    s.curved_wall.id = body;
+    s.curved_wall.interpolation = p.wall;
+    s.curved_wall.fraction = [cx, cy, r](int x, int y, int, int dx, int dy, int) {
+      const double a[3] = {double(x), double(y), 0.0}, b[3] = {double(x + dx), double(y + dy), 0.0},
+                   c[3] = {cx, cy, 0.0};
+      return circle_link_fraction(a, b, c, r);
+    };
+  }
   // The inflow parabola everywhere but in the body, with the Poiseuille pressure gradient
   // G = 8 nu U_max / H^2 down to the outlet's rho = 1: the channel starts close to its steady
   // state. Its slowest acoustic mode, a wave between the reflecting inlet and outlet that
@@ -214,6 +231,64 @@ SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant) {
     return st;
   };
   return s;
+}
+
+OscillatingCylinderLattice oscillating_cylinder_lattice(const OscillatingCylinderParams& p) {
+  OscillatingCylinderLattice l;
+  l.n = p.box_diameters * p.diameter;
+  l.period = p.kc * p.diameter / p.max_velocity;
+  l.amplitude = p.max_velocity * l.period / (2.0 * pi);
+  l.omega = 2.0 * pi / l.period;
+  l.viscosity = double(p.diameter) * p.diameter / (p.beta * l.period);
+  // Voxel i sits at coordinate i: the centre half-way between the middle voxels.
+  l.centre[0] = l.centre[1] = 0.5 * (l.n - 1);
+  return l;
+}
+
+SolverSetup oscillating_cylinder_setup(const OscillatingCylinderParams& p, const Variant& variant) {
+  require_in_range("karman cylinder --case oscillating", "--diameter", p.diameter, 4, 1024);
+  require_in_range("karman cylinder --case oscillating", "box diameters", p.box_diameters, 4, 64);
+  if (!(p.kc > 0 && p.kc <= 10)) throw Error("karman cylinder: --kc " + fmt(p.kc) + " out of range (0, 10]");
+  if (!(p.beta >= 1 && p.beta <= 1e5)) throw Error("karman cylinder: --beta " + fmt(p.beta) + " out of range [1, 1e5]");
+  const OscillatingCylinderLattice l = oscillating_cylinder_lattice(p);
+  SolverSetup s;
+  s.variant = variant;
+  s.global = {l.n, l.n, 1};
+  s.periodic = {true, true, true};
+  s.relaxation = relaxation_for(l.viscosity, p.max_velocity,
+                                "U_m = " + fmt(p.max_velocity) + ", D = " + std::to_string(p.diameter) +
+                                    ", KC = " + fmt(p.kc) + ", beta = " + fmt(p.beta));
+  const ImmersedCylinder& ib = p.immersed;
+  if (!(ib.retraction >= 0 && ib.retraction <= 0.5))
+    throw Error("karman cylinder: --ib-retraction " + fmt(ib.retraction) + " out of range [0, 0.5]");
+  require_in_range("karman cylinder", "--ib-iterations", ib.forcing_iterations, 1, 100);
+  const double r = 0.5 * p.diameter, marker_radius = r - ib.retraction;
+  const int count = int(std::ceil(2.0 * pi * marker_radius / ib.spacing));
+  s.immersed_body.markers = circle_markers(l.centre[0], l.centre[1], 0.0, marker_radius, count);
+  s.immersed_body.kernel = ib.kernel;
+  s.immersed_body.forcing_iterations = ib.forcing_iterations;
+  s.immersed_body.volume = pi * r * r;
+  // x(t) = -A h(t) cos(w t) with the envelope h = 1 - exp(-(t / T)^2): the body starts at rest
+  // without a jump in acceleration, which would ring the box's acoustic modes for the whole run
+  // (viscosity damps them only over ~(L / 2 pi)^2 / nu steps). h = 1 to 1e-16 after six periods.
+  const double a = l.amplitude, w = l.omega, ramp = l.period;
+  s.immersed_body.motion = [a, w, ramp](double t) {
+    const double e = std::exp(-(t / ramp) * (t / ramp));
+    const double h = 1.0 - e, dh = 2.0 * t / (ramp * ramp) * e;
+    const double ddh = (2.0 / (ramp * ramp) - 4.0 * t * t / (ramp * ramp * ramp * ramp)) * e;
+    const double c = std::cos(w * t), sn = std::sin(w * t);
+    RigidMotion m;
+    m.displacement[0] = -a * h * c;
+    m.velocity[0] = -a * (dh * c - h * w * sn);
+    m.acceleration[0] = -a * (ddh * c - 2.0 * dh * w * sn - h * w * w * c);
+    return m;
+  };
+  return s;
+}
+
+MorisonCoefficients stokes_wang(double kc, double beta) {
+  const double s = 1.0 / std::sqrt(pi * beta);
+  return {3.0 * pi * pi * pi / (2.0 * kc) * (s + s * s - 0.25 * s * s * s), 2.0 + 4.0 * s + s * s * s};
 }
 
 }  // namespace karman::lbm::cases

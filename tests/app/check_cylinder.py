@@ -29,7 +29,7 @@ def run(args, expect_ok=True, must_contain=()):
 with tempfile.TemporaryDirectory() as tmp:
     run(["cylinder", "--help"], must_contain=["--case", "--diameter", "--wall", "bouzidi-quadratic", "--velocity",
                                               "--time", "--pattern", "--output", "--overwrite"])
-    for wall in ("bounce-back", "bouzidi-linear", "bouzidi-quadratic"):
+    for wall in ("bounce-back", "bouzidi-linear", "bouzidi-quadratic", "ib"):
         out = os.path.join(tmp, wall)
         proc = run(["cylinder", "--diameter", "8", "--wall", wall, "--steps", "400", "--sample-time", "0.05",
                     "--output", out], must_contain=["c_D"])
@@ -43,6 +43,15 @@ with tempfile.TemporaryDirectory() as tmp:
             failures.append(f"{wall}: summary.json lacks L_a")
         if s.get("cylinder", {}).get("wall") != wall:
             failures.append(f"{wall}: summary.json cylinder.wall = {s.get('cylinder', {}).get('wall')!r}")
+        if wall == "ib":
+            # The markers around the circle (radius D/2 less the retraction, about one voxel apart)
+            # and the immersed-boundary settings.
+            c = s.get("cylinder", {})
+            if not (isinstance(c.get("markers"), int) and 20 <= c["markers"] <= 26):
+                failures.append(f"ib: summary.json cylinder.markers = {c.get('markers')!r}, expected 20 to 26 at D = 8")
+            for key, value in (("ib_kernel", "roma3"), ("ib_iterations", 3), ("ib_retraction", 0.3)):
+                if c.get(key) != value:
+                    failures.append(f"ib: summary.json cylinder.{key} = {c.get(key)!r}, expected {value!r}")
         rows = list(csv.reader(open(os.path.join(out, "forces.csv"))))
         if rows[0] != ["step", "time", "c_D", "c_L"] or len(rows) < 3:
             failures.append(f"{wall}: forces.csv header {rows[0]} with {len(rows) - 1} rows")
@@ -57,6 +66,25 @@ with tempfile.TemporaryDirectory() as tmp:
                 failures.append(f"{wall}: {name} missing")
         if shutil.which("gnuplot") and not os.path.exists(os.path.join(out, "forces.png")):
             failures.append(f"{wall}: gnuplot is installed but forces.png is missing")
+    # The oscillating cylinder (immersed boundaries, prescribed motion): Morison coefficients with
+    # Wang's beside them, and the force history.
+    out = os.path.join(tmp, "oscillating")
+    proc = run(["cylinder", "--case", "oscillating", "--diameter", "8", "--beta", "20", "--periods", "2",
+                "--no-fields", "--output", out], must_contain=["C_d", "C_m", "Wang"])
+    if proc.returncode == 0:
+        s = json.load(open(os.path.join(out, "summary.json")))
+        for key in ("C_d", "C_m", "C_d_error", "C_m_error"):
+            if not isinstance(s.get(key), (int, float)) or not math.isfinite(s[key]):
+                failures.append(f"oscillating: summary.json {key} = {s.get(key)!r}")
+        if not all(isinstance(s.get("stokes_wang", {}).get(k), float) for k in ("C_d", "C_m")):
+            failures.append(f"oscillating: summary.json stokes_wang = {s.get('stokes_wang')!r}")
+        c = s.get("cylinder", {})
+        if c.get("case") != "oscillating" or not isinstance(c.get("markers"), int) or c["markers"] < 20:
+            failures.append(f"oscillating: summary.json cylinder = {c!r}")
+        rows = list(csv.reader(open(os.path.join(out, "forces.csv"))))
+        if rows[0] != ["step", "period", "F_x", "F_y"] or len(rows) < 100:
+            failures.append(f"oscillating: forces.csv header {rows[0]} with {len(rows) - 1} rows")
+
     # Without gnuplot on the PATH the run still succeeds and says why there is no plot.
     out = os.path.join(tmp, "noplot")
     # A PATH with every program of this one but gnuplot (MPI's singleton start needs its daemon).
@@ -78,7 +106,18 @@ with tempfile.TemporaryDirectory() as tmp:
     bad = os.path.join(tmp, "bad")
     run(["cylinder", "--diameter", "2", "--steps", "5", "--output", bad], False, ["--diameter", "2", "4"])
     run(["cylinder", "--case", "3d-1", "--steps", "5", "--output", bad], False, ["3d-1", "2d-1", "2d-2"])
-    run(["cylinder", "--wall", "slip", "--steps", "5", "--output", bad], False, ["slip", "bouzidi-linear"])
+    run(["cylinder", "--wall", "slip", "--steps", "5", "--output", bad], False, ["slip", "bouzidi-linear", "ib"])
+    run(["cylinder", "--wall", "ib", "--ib-kernel", "gauss", "--steps", "5", "--output", bad], False,
+        ["gauss", "roma3", "peskin4"])
+    run(["cylinder", "--wall", "ib", "--ib-iterations", "0", "--steps", "5", "--output", bad], False,
+        ["--ib-iterations", "0", "1", "100"])
+    run(["cylinder", "--wall", "ib", "--ib-retraction", "0.7", "--steps", "5", "--output", bad], False,
+        ["--ib-retraction", "0.7", "0.5"])
+    run(["cylinder", "--diameter", "8", "--wall", "ib", "--collision", "mrt", "--steps", "4", "--output", bad], False,
+        ["--collision bgk or trt", "mrt"])
+    run(["cylinder", "--case", "oscillating", "--wall", "bounce-back", "--steps", "5", "--output", bad], False,
+        ["--wall ib", "bounce-back"])
+    run(["cylinder", "--case", "oscillating", "--kc", "0", "--steps", "5", "--output", bad], False, ["--kc", "0"])
     run(["cylinder", "--velocity", "0.2", "--steps", "5", "--output", bad], False, ["Mach", "0.3"])
     run(["cylinder", "--diameter", "8", "--pattern", "aa", "--steps", "4", "--output", bad], False,
         ["--pattern ab", "aa"])

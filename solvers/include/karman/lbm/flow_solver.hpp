@@ -39,11 +39,14 @@ class FlowSolver {
   /// Sum of density over this rank's owned fluid voxels (collective under MPI); callers that
   /// already hold moments() use total_density() on them instead.
   virtual double local_mass() = 0;
-  /// Force on the setup's curved body by momentum exchange over its cut links during the next
-  /// step (curved_wall.hpp), lattice units; zeros without a body. This rank's share.
+  /// Force on the setup's body during the next step, lattice units; zeros without a body. This
+  /// rank's share. A curved wall's by momentum exchange over its cut links (curved_wall.hpp), an
+  /// immersed body's as the reaction to the markers' forces (immersed_boundary.hpp).
   virtual std::array<double, 3> body_force() = 0;
   /// Cut links of the curved body on this rank.
   virtual std::size_t wall_links() const = 0;
+  /// Lagrangian markers of the immersed body (immersed_boundary.hpp); 0 without one.
+  virtual std::size_t immersed_markers() const = 0;
   /// This rank's slab.
   virtual const SlabPartition& partition() const = 0;
   /// Bytes of population storage (two lattices for AB, one for AA).

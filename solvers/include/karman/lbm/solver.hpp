@@ -4,28 +4,39 @@
 /// flags and time step (solver_core.hpp) with the stream-collide kernels of one collision,
 /// pattern and force. Bulk and boundary voxels run separate kernels (update_schedule.hpp).
 
+#include <karman/core/error.hpp>
 #include <karman/lbm/collision.hpp>
+#include <karman/lbm/immersed_boundary.hpp>
 #include <karman/lbm/pattern.hpp>
 #include <karman/lbm/solver_core.hpp>
 #include <karman/lbm/stream_collide.hpp>
 
+#include <array>
 #include <memory>
+#include <string>
+#include <type_traits>
 
 namespace karman::lbm {
 
 /// One compiled variant: lattice L, precision Prec (precision.hpp: float, double, FP16S,
 /// FP16C), collision, pattern P. `Forced` compiles the Guo force terms in; a case without a
-/// body force runs without them.
-template <class L, class Prec, class Layout, class Collision, Pattern P, bool Forced,
+/// body force runs without them. `ForceField` reads the force per voxel from a field, which an
+/// immersed body (immersed_boundary.hpp) sets before each step.
+template <class L, class Prec, class Layout, class Collision, Pattern P, bool Forced, bool ForceField = false,
           class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class Solver final : public SolverCore<L, Prec, Layout, MemorySpace> {
   static_assert(Collision::template defined_for<L>,
                 "karman::lbm::Solver: the collision is not defined for the lattice");
+  static_assert(!ForceField || P == Pattern::ab, "karman::lbm::Solver: a force field is read by the AB pattern only");
   using Core = SolverCore<L, Prec, Layout, MemorySpace>;
   using typename Core::T;
   /// Kernel features of the voxels with no boundary in their stencil, and of all others.
-  using BulkFeatures = Features<false, Forced>;
-  using BoundaryFeatures = Features<true, Forced>;
+  using BulkFeatures = Features<false, Forced, ForceField>;
+  using BoundaryFeatures = Features<true, Forced, ForceField>;
+  /// The immersed boundary of a force-field variant; nothing for the others.
+  struct NoImmersedBoundary {};
+  using ImmersedBoundaryType =
+      std::conditional_t<ForceField, ImmersedBoundary<L, Prec, Layout, MemorySpace>, NoImmersedBoundary>;
 
  public:
   using typename Core::exchanger_type;
@@ -37,13 +48,56 @@ class Solver final : public SolverCore<L, Prec, Layout, MemorySpace> {
   /// decomposed); the partition is the one its decomposition built.
   Solver(const SolverSetup& setup, const SlabPartition& partition, std::unique_ptr<exchanger_type> exchanger)
       : Core(setup, partition, std::move(exchanger), P, Forced, Collision::name),
-        m_rates(collision_rates<Collision, T>(setup.relaxation)) {}
+        m_rates(collision_rates<Collision, T>(setup.relaxation)) {
+    if constexpr (ForceField) {
+      if (!setup.immersed_body.empty()) {
+        // Markers are not handed between ranks, nor wrapped across a periodic slab axis.
+        if (setup.ranks > 1) {
+          throw Error(
+              "karman: immersed boundaries run on one rank (markers crossing a slab boundary are not "
+              "implemented); got " +
+              std::to_string(setup.ranks) + " ranks");
+        }
+        m_ib = ImmersedBoundaryType(setup.immersed_body, this->m_force_field);
+      }
+    }
+  }
+
+  std::size_t immersed_markers() const override {
+    if constexpr (ForceField) {
+      return m_ib.size();
+    } else {
+      return 0;
+    }
+  }
+
+  /// The force on the immersed body, when there is one; else the curved wall's.
+  std::array<double, 3> body_force() override {
+    if constexpr (ForceField) {
+      if (m_ib.size() > 0) {
+        // The markers' forces for the next step: apply() again, from the populations as they are.
+        this->fill_walls_for_next_step();
+        update_forces();
+        return m_ib.body_force(double(this->steps()));
+      }
+    }
+    return Core::body_force();
+  }
 
  private:
+  void update_forces() override {
+    if constexpr (ForceField) {
+      if (m_ib.size() > 0)
+        m_ib.apply(this->template access<StepKind::ab_pull, Features<true, true, true>>(), double(this->steps()));
+    }
+  }
+
   template <StepKind K, class Feat>
   StreamCollide<L, Prec, Layout, MemorySpace, Collision, K, Feat> kernel() const {
-    StreamCollide<L, Prec, Layout, MemorySpace, Collision, K, Feat> k{this->template access<K, Feat>(), m_rates, {}};
+    StreamCollide<L, Prec, Layout, MemorySpace, Collision, K, Feat> k{
+        this->template access<K, Feat>(), m_rates, {}, {}};
     for (int d = 0; d < 3; ++d) k.force[d] = this->m_force[d];
+    if constexpr (Feat::force_field) k.voxel_force.field = this->m_force_field;
     return k;
   }
 
@@ -66,6 +120,7 @@ class Solver final : public SolverCore<L, Prec, Layout, MemorySpace> {
   }
 
   CollisionRates<T> m_rates;
+  ImmersedBoundaryType m_ib;
 };
 
 }  // namespace karman::lbm

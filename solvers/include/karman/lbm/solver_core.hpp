@@ -125,6 +125,7 @@ class SolverCore : public FlowSolver {
     for (int s = 0; s < n; ++s) {
       const StepKind k = next_step();
       fill_walls(k);
+      update_forces();
       step(k);
       if (m_pattern == Pattern::ab) std::swap(m_f[0], m_f[1]);
       ++m_steps;
@@ -143,6 +144,7 @@ class SolverCore : public FlowSolver {
       m_exchanger->start(m_f[0], HaloPlans<L>::of(k, m_part));
       m_exchanger->finish();
     }
+    update_forces();
     if (k == StepKind::ab_pull) {
       compute_moments<StepKind::ab_pull>(out);
     } else if (k == StepKind::aa_odd) {
@@ -288,8 +290,17 @@ class SolverCore : public FlowSolver {
                             slots.data(), slots.size()));
     }
     if (setup.curved_wall.id >= 0) set_wall_links(setup);
+    if (setup.force_field || !setup.immersed_body.empty()) set_force_field(setup);
     initialize(setup);
   }
+
+  /// Sets the per-voxel force field for the step about to run (immersed boundaries); the field
+  /// of a case that gives one stays as set up.
+  virtual void update_forces() {}
+
+  /// Fills what the next step reads from walls (fill_walls), for work between steps that reads
+  /// the populations as that step will (immersed boundaries).
+  void fill_walls_for_next_step() const { fill_walls(next_step()); }
 
   /// Runs the variant's bulk and boundary kernels of step kind k over `range` on `space`,
   /// asynchronously (Solver::update).
@@ -306,8 +317,36 @@ class SolverCore : public FlowSolver {
   }
 
   T m_force[3] = {0, 0, 0};
+  /// Body force of each local voxel (voxel, axis) when the kernels read it per voxel; empty
+  /// otherwise.
+  Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace> m_force_field;
 
  private:
+  /// Allocates the per-voxel force field and fills it with the setup's field, or its uniform
+  /// force. The field is read by the AB pattern's kernels only (solver_dispatch.hpp).
+  void set_force_field(const SolverSetup& setup) {
+    if (m_pattern == Pattern::aa) {
+      throw Error(std::string("karman: a per-voxel force field (") +
+                  (setup.force_field ? "force_field" : "immersed boundaries") +
+                  ") runs with --pattern ab only; got --pattern aa");
+    }
+    const Extents box = m_part.local();
+    const index_t n = box.size();
+    m_force_field = Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace>("karman::force_field", std::size_t(n), L::D);
+    auto host = Kokkos::create_mirror_view(m_force_field);
+    const int axis = m_part.axis(), shift = m_part.owned_begin() - m_part.halo_width();
+    for (index_t v = 0; v < n; ++v) {
+      int c[3] = {box.coordinate(v, 0), box.coordinate(v, 1), box.coordinate(v, 2)};
+      c[axis] += shift;
+      const std::array<double, 3> f =
+          setup.force_field
+              ? setup.force_field(c[0], c[1], c[2])
+              : std::array<double, 3>{setup.relaxation.force[0], setup.relaxation.force[1], setup.relaxation.force[2]};
+      for (int d = 0; d < L::D; ++d) host(std::size_t(v), d) = T(f[std::size_t(d)]);
+    }
+    Kokkos::deep_copy(m_force_field, host);
+  }
+
   /// `partition`, when it is a slab of the setup's box.
   static const SlabPartition& checked_partition(const SolverSetup& setup, const SlabPartition& partition) {
     if (!(partition.global() == setup.global)) {
@@ -430,7 +469,10 @@ class SolverCore : public FlowSolver {
   /// Moments of the owned voxels as a step of kind K would read them, halos exchanged.
   template <StepKind K>
   void compute_moments(MomentFields& out) const {
-    if (m_forced) {
+    if (m_force_field.extent(0) > 0) {
+      // Only AB reads a force field (set_force_field).
+      if constexpr (K == StepKind::ab_pull) compute_moments<K, Features<true, true, true>>(out);
+    } else if (m_forced) {
       compute_moments<K, Features<true, true>>(out);
     } else {
       compute_moments<K, Features<true, false>>(out);
@@ -438,8 +480,10 @@ class SolverCore : public FlowSolver {
   }
   template <StepKind K, class Feat>
   void compute_moments(MomentFields& out) const {
-    Moments<L, Prec, Layout, MemorySpace, K, Feat> kernel{access<K, Feat>(), out.rho, out.u, m_part.owned().begin, {}};
+    Moments<L, Prec, Layout, MemorySpace, K, Feat> kernel{access<K, Feat>(),    out.rho, out.u,
+                                                          m_part.owned().begin, {},      {}};
     for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
+    if constexpr (Feat::force_field) kernel.voxel_force.field = m_force_field;
     // On the default instance, after the exchanger's copies (see step()).
     const execution_space in_order;
     for_each("karman::moments", m_part.owned(), in_order, kernel);

@@ -8,6 +8,9 @@
 #include <karman/lbm/solver.hpp>
 #include <karman/lbm/solver_variant.hpp>
 #include <karman/lbm/variants.hpp>
+
+#include <string>
+#include <type_traits>
 #if KARMAN_ENABLE_MPI
 #include <karman/comm/mpi_halo_exchanger.hpp>
 #include <karman/comm/slab_decomposition.hpp>
@@ -55,16 +58,34 @@ SlabAndExchanger<FieldType> make_slab(const SolverSetup& setup) {
   return {partition, nullptr};
 }
 
-template <class L, class T, class Layout, class Collision, Pattern P, bool Forced>
+template <class L, class T, class Layout, class Collision, Pattern P, bool Forced, bool ForceField = false>
 std::unique_ptr<FlowSolver> build(const SolverSetup& setup) {
-  using S = Solver<L, T, Layout, Collision, P, Forced>;
+  using S = Solver<L, T, Layout, Collision, P, Forced, ForceField>;
   auto slab = make_slab<typename S::field_type>(setup);
   return std::make_unique<S>(setup, slab.partition, std::move(slab.exchanger));
 }
 
-/// The Guo force terms are compiled in only for a case with a body force.
+/// Whether the kernels reading a per-voxel force field are compiled for a collision and
+/// pattern: the AB pattern with BGK or TRT, what immersed boundaries need (the cylinder runs
+/// TRT), keeping the other variants' compile time unchanged.
+template <class Collision, Pattern P>
+inline constexpr bool has_force_field_kernels = P == Pattern::ab &&
+                                                (std::is_same_v<Collision, BGK> || std::is_same_v<Collision, TRT>);
+
+/// The Guo force terms are compiled in only for a case with a body force; the per-voxel force
+/// field only for a case with one (or an immersed body).
 template <class L, class T, class Layout, class Collision, Pattern P>
 std::unique_ptr<FlowSolver> with_features(const SolverSetup& setup) {
+  if (setup.force_field || !setup.immersed_body.empty()) {
+    if constexpr (has_force_field_kernels<Collision, P>) {
+      return build<L, T, Layout, Collision, P, true, true>(setup);
+    } else {
+      throw Error(std::string("karman: a per-voxel force field (") +
+                  (setup.force_field ? "force_field" : "immersed boundaries") +
+                  ") runs with --pattern ab and --collision bgk or trt; got --pattern " + setup.variant.pattern.name() +
+                  " --collision " + setup.variant.collision.name());
+    }
+  }
   const bool forced =
       setup.relaxation.force[0] != 0 || setup.relaxation.force[1] != 0 || setup.relaxation.force[2] != 0;
   if (forced) return build<L, T, Layout, Collision, P, true>(setup);

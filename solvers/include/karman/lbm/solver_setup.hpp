@@ -7,6 +7,7 @@
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/collision.hpp>
 #include <karman/lbm/curved_wall.hpp>
+#include <karman/lbm/immersed_body.hpp>
 #include <karman/lbm/update_schedule.hpp>
 #include <karman/lbm/variants.hpp>
 
@@ -72,6 +73,12 @@ struct SolverSetup {
   CurvedWall curved_wall;                                 ///< a body with interpolated bounce-back
   std::function<FlowState(int x, int y, int z)> initial;  ///< empty: rest at rho = 1
   RelaxationParams relaxation{};
+  /// Body force density of each voxel (global coordinates), in place of relaxation.force; with it,
+  /// or with an immersed body, the kernels read the force per voxel (Features::force_field,
+  /// compiled for the AB pattern and the BGK and TRT collisions).
+  std::function<std::array<double, 3>(int x, int y, int z)> force_field;
+  /// A rigid body held by immersed boundaries (immersed_boundary.hpp); one rank only.
+  ImmersedBody immersed_body;
   int rank = 0;                         ///< this rank's slab
   int ranks = 1;                        ///< number of slabs
   bool overlap = true;                  ///< interior/shared split around the halo exchange

@@ -268,7 +268,7 @@ class SparseSolverCore : public SparseFlowSolver {
   template <StepKind K, class Feat>
   void compute_moments(MomentFields& out) const {
     Moments<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type> kernel{
-        access<K, Feat>(), out.rho, out.u, 0, {}};
+        access<K, Feat>(), out.rho, out.u, 0, {}, {}};
     for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
     const execution_space space;
     for_each("karman::sparse_moments", m_grid, BlockSet::all, space, kernel);
@@ -361,7 +361,7 @@ class SparseSolver final : public SparseSolverCore<L, Prec, Layout, MemorySpace>
   template <StepKind K, class Feat>
   StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type> kernel() const {
     StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type> k{
-        this->template access<K, Feat>(), m_rates, {}};
+        this->template access<K, Feat>(), m_rates, {}, {}};
     for (int d = 0; d < 3; ++d) k.force[d] = this->m_force[d];
     return k;
   }

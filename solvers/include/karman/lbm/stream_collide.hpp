@@ -50,12 +50,30 @@ enum class StepKind { ab_pull, aa_odd, aa_even };
 template <class P, StepKind K>
 using StreamCollideLaunchFor = Kokkos::LaunchBounds<256, (sizeof(storage_t<P>) == 2 && K == StepKind::ab_pull) ? 4 : 1>;
 
-/// Compile-time features of a case: flags (walls/inlets; off for fully periodic fluid boxes)
-/// and a body force.
-template <bool Flags, bool Forced>
+/// Compile-time features of a case: flags (walls/inlets; off for fully periodic fluid boxes),
+/// a body force, and whether that force is read per voxel from a field (immersed boundaries,
+/// immersed_boundary.hpp) instead of being one uniform vector.
+template <bool Flags, bool Forced, bool ForceField = false>
 struct Features {
   static constexpr bool flags = Flags;
-  static constexpr bool forced = Forced;
+  static constexpr bool forced = Forced || ForceField;
+  static constexpr bool force_field = ForceField;
+};
+
+/// The per-voxel body force a kernel of features with force_field reads: (local voxel, axis),
+/// L::D components; an empty member for the other features.
+template <class T, class MemorySpace, bool Field>
+struct VoxelForce {};
+template <class T, class MemorySpace>
+struct VoxelForce<T, MemorySpace, true> {
+  Kokkos::View<const T**, Kokkos::LayoutLeft, MemorySpace> field;
+  /// The force of voxel v as the vector the collisions take (z = 0 on a 2D lattice).
+  template <int D>
+  KOKKOS_INLINE_FUNCTION void at(index_t v, T (&force)[3]) const {
+    force[0] = field(v, 0);
+    force[1] = field(v, 1);
+    force[2] = D == 3 ? field(v, 2) : T(0);
+  }
 };
 
 /// True when neighbour accessor N can answer absent_voxel: a block-sparse grid stores nothing
@@ -252,6 +270,7 @@ struct StreamCollide {
   access_type access;
   CollisionRates<T> rates;
   T force[3] = {0, 0, 0};
+  VoxelForce<T, MemorySpace, Feat::force_field> voxel_force;
 
   /// What the voxels of one x-row share.
   struct Row {
@@ -280,8 +299,15 @@ struct StreamCollide {
     T f[L::Q];
     access.load(v, fl, s, planes, f);
     T rho, u[3];
-    moments<L, T, Feat::forced>(f, force, rho, u);
-    Collision::template collide<L, T, Feat::forced>(f, rho, u, force, rates);
+    if constexpr (Feat::force_field) {
+      T own[3];
+      voxel_force.template at<L::D>(v, own);
+      moments<L, T, true>(f, own, rho, u);
+      Collision::template collide<L, T, true>(f, rho, u, own, rates);
+    } else {
+      moments<L, T, Feat::forced>(f, force, rho, u);
+      Collision::template collide<L, T, Feat::forced>(f, rho, u, force, rates);
+    }
     access.store(v, s, planes, f);
   }
 };
@@ -295,6 +321,7 @@ struct Moments {
   Kokkos::View<double**, Kokkos::LayoutLeft, MemorySpace> u_out;  ///< (v - first, axis)
   index_t first = 0;
   T force[3] = {0, 0, 0};
+  VoxelForce<T, MemorySpace, Feat::force_field> voxel_force;
 
   KARMAN_KERNEL_BODY void operator()(index_t v) const {
     const index_t k = v - first;
@@ -311,7 +338,13 @@ struct Moments {
     T f[L::Q];
     access.load(v, fl, s, access.plane_spans(v), f);
     T rho, u[3];
-    moments<L, T, Feat::forced>(f, force, rho, u);
+    if constexpr (Feat::force_field) {
+      T own[3];
+      voxel_force.template at<L::D>(v, own);
+      moments<L, T, true>(f, own, rho, u);
+    } else {
+      moments<L, T, Feat::forced>(f, force, rho, u);
+    }
     rho_out(k) = double(rho);
     for (int d = 0; d < 3; ++d) u_out(k, d) = double(u[d]);
   }
