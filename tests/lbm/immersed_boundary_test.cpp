@@ -276,14 +276,14 @@ TEST(ForceField, RefusedWhereNotCompiled) {
 TEST(ImmersedBoundary, MovingPlateDrivesCouetteFlow) {
   const Variant v{"d2q9", "double", "soa", "bgk", "ab"};
   if (!test::compiled(v)) GTEST_SKIP() << "d2q9/double/soa not compiled";
-  const int nx = 8, ny = 24;  // walls in rows 0 and 23 (surfaces at y = 0.5 and 22.5), plate at 11.5
+  constexpr int nx = 8, ny = 24;  // walls in rows 0 and 23 (surfaces at y = 0.5 and 22.5), plate at 11.5
   const double u_plate = 0.01, plate_y = 11.5, h = 11.0;
   SolverSetup s;
   s.variant = v;
   s.global = {nx, ny, 1};
   s.periodic = {true, false, true};
   s.relaxation.omega = 1.0;  // nu = 1/6
-  s.geometry = [ny](int, int y, int) { return (y == 0 || y == ny - 1) ? CellSpec{CellKind::solid, 0} : CellSpec{}; };
+  s.geometry = [](int, int y, int) { return (y == 0 || y == ny - 1) ? CellSpec{CellKind::solid, 0} : CellSpec{}; };
   for (int m = 0; m < 2 * nx; ++m) {
     s.immersed_body.markers.position.push_back({0.5 * m + 0.25, plate_y, 0.0});
     s.immersed_body.markers.area.push_back(0.5);
