@@ -377,8 +377,8 @@ class SparseSolver final : public SparseSolverCore<L, Prec, Layout, MemorySpace>
     const execution_space space;
     const grid_type& grid = this->m_grid;
     if (part == BlockPart::shared) {
+      // Both shared groups; on one rank they are empty and launch nothing.
       for (int g : {1, 3}) {
-        if (!grid.divided()) break;
         for_each<StreamCollideLaunch>("karman::sparse_stream_collide_shared", grid, grid.group_blocks(g), space,
                                       kernel<K, BoundaryFeatures>());
       }
