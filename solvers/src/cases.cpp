@@ -45,7 +45,7 @@ void require_positive_size(const char* name, int value) { require_in_range("karm
 
 double viscosity(const CavityParams& p) { return p.lid_velocity * p.n / p.reynolds; }
 double viscosity(const ChannelParams& p) { return p.max_velocity * p.height / p.reynolds; }
-double viscosity(const TaylorGreenParams& p) { return p.velocity * p.n / p.reynolds; }
+double viscosity(const TaylorGreenParams& p) { return p.velocity * (p.dim == 3 ? p.n / (2.0 * pi) : p.n) / p.reynolds; }
 
 SolverSetup cavity_setup(const CavityParams& p, const Variant& variant) {
   require_in_range("karman cavity", "--dim", p.dim, 2, 3);
@@ -118,16 +118,31 @@ double decay_rate(const TaylorGreenParams& p) {
   return 2.0 * viscosity(p) * k * k;
 }
 
+double convective_time(const TaylorGreenParams& p) { return p.n / (2.0 * pi) / p.velocity; }
+
 SolverSetup taylor_green_setup(const TaylorGreenParams& p, const Variant& variant) {
-  require_in_range("karman taylor-green", "--n", p.n, 4, 1 << 16);
+  require_in_range("karman taylor-green", "--dim", p.dim, 2, 3);
+  require_in_range("karman taylor-green", "--n", p.n, 4, p.dim == 3 ? 1 << 12 : 1 << 16);
   SolverSetup s;
   s.variant = variant;
-  s.global = {p.n, p.n, 1};
+  s.global = {p.n, p.n, p.dim == 3 ? p.n : 1};
   s.periodic = {true, true, true};
   s.relaxation =
       relaxation_for(viscosity(p), p.velocity,
                      "U0 = " + fmt(p.velocity) + ", N = " + std::to_string(p.n) + ", Re = " + fmt(p.reynolds));
   const double k = 2.0 * pi / p.n, u0 = p.velocity;
+  if (p.dim == 3) {
+    // Density carries the pressure field, p - p0 = (rho - 1) / 3.
+    s.initial = [k, u0](int x, int y, int z) {
+      const double cx = k * (x + 0.5), cy = k * (y + 0.5), cz = k * (z + 0.5);
+      FlowState st;
+      st.u[0] = u0 * std::sin(cx) * std::cos(cy) * std::cos(cz);
+      st.u[1] = -u0 * std::cos(cx) * std::sin(cy) * std::cos(cz);
+      st.rho = 1.0 + 3.0 * u0 * u0 / 16.0 * (std::cos(2 * cx) + std::cos(2 * cy)) * (std::cos(2 * cz) + 2.0);
+      return st;
+    };
+    return s;
+  }
   s.initial = [k, u0](int x, int y, int) {
     const double cx = x + 0.5, cy = y + 0.5;
     FlowState st;

@@ -73,6 +73,10 @@ COMMAND_LINE = [
     ("channel velocity nan", ["channel", "--max-velocity", "nan", "--steps", "10"], "not a finite number"),
     ("taylor-green n too small", ["taylor-green", "--n", "2", "--steps", "10"], "--n = 2 out of range"),
     ("taylor-green velocity zero", ["taylor-green", "--velocity", "0", "--steps", "10"], "must be > 0"),
+    ("taylor-green dim 4", ["taylor-green", "--dim", "4", "--steps", "10"], "--dim"),
+    ("taylor-green time in 2D", ["taylor-green", "--time", "5"], "--time applies to --dim 3"),
+    ("taylor-green time and steps", ["taylor-green", "--dim", "3", "--n", "8", "--time", "5", "--steps", "10"],
+     "contradict"),
 ]
 
 # (name, config text (bytes for binary), extra arguments, words); the config is passed after the

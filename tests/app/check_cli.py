@@ -58,6 +58,14 @@ with tempfile.TemporaryDirectory() as tmp:
     run(["cavity", "--dim", "3", "--n", "6", "--steps", "4", "--lattice", "d3q27", "--output", os.path.join(tmp, "c3")])
     run(["channel", "--height", "8", "--length", "6", "--steps", "20", "--output", os.path.join(tmp, "ch")])
     run(["taylor-green", "--n", "16", "--steps", "20", "--output", os.path.join(tmp, "tg")])
+    tg3 = os.path.join(tmp, "tg3")
+    run(["taylor-green", "--dim", "3", "--n", "8", "--time", "0.5", "--precision", "float", "--no-fields", "--output", tg3])
+    s3 = json.load(open(os.path.join(tg3, "summary.json")))
+    if s3.get("variant", {}).get("collision") != "cm" or "taylor_green_3d" not in s3:
+        failures.append("taylor-green --dim 3: not cm or no taylor_green_3d summary")
+    with open(os.path.join(tg3, "energy.csv")) as f:
+        if f.readline().strip() != "t,kinetic_energy,dissipation_rate" or len(f.readlines()) < 10:
+            failures.append("taylor-green --dim 3: energy.csv header or samples")
     nf = os.path.join(tmp, "nofields")
     run(["cavity", "--n", "8", "--steps", "5", "--no-fields", "--output", nf])
     if any(f.endswith(".h5") for f in os.listdir(nf)) or "summary.json" not in os.listdir(nf):

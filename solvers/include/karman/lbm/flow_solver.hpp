@@ -25,6 +25,8 @@ struct MomentFields {
 
 /// Sum of density over the voxels of `m` (walls hold 0): a rank's share of the total mass.
 double total_density(const MomentFields& m);
+/// Sum of rho |u|^2 / 2 over the voxels of `m`: a rank's share of the kinetic energy.
+double kinetic_energy(const MomentFields& m);
 
 /// A solver of one compiled variant on one rank's slab.
 class FlowSolver {
