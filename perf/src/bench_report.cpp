@@ -1,6 +1,7 @@
 #include <karman/perf/bench_report.hpp>
 
 #include <karman/core/error.hpp>
+#include <karman/core/layouts.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -54,6 +55,7 @@ std::string to_json(const std::vector<BenchRecord>& records) {
     j["lattice"] = r.lattice;
     j["precision"] = r.precision;
     j["layout"] = r.layout;
+    if (r.layout == "csoa") j["csoa_alpha"] = csoa_alpha;
     j["pattern"] = r.pattern;
     j["collision"] = r.collision;
     j["n"] = r.n;

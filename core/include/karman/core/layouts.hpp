@@ -11,7 +11,15 @@
 
 namespace karman {
 
-/// CSoA with the chunk size the default execution space prefers.
-using CSoADefault = CSoA<BackendTraits<Kokkos::DefaultExecutionSpace>::csoa_alpha>;
+/// CSoA's chunk size: the build's KARMAN_CSOA_ALPHA (cmake -DKARMAN_CSOA_ALPHA=N, what
+/// perf/csoa_alpha_sweep.sh varies) or else the one the default execution space prefers.
+#if defined(KARMAN_CSOA_ALPHA)
+inline constexpr int csoa_alpha = KARMAN_CSOA_ALPHA;
+#else
+inline constexpr int csoa_alpha = BackendTraits<Kokkos::DefaultExecutionSpace>::csoa_alpha;
+#endif
+
+/// CSoA with that chunk size: the layout `csoa` of the solver variants.
+using CSoADefault = CSoA<csoa_alpha>;
 
 }  // namespace karman
