@@ -198,7 +198,7 @@ struct PopulationAccess {
       const CellKind kind = flags::kind(fl);
       if (kind == CellKind::velocity_boundary || kind == CellKind::pressure_boundary) {
         const BoundaryValue& b = boundaries[flags::id(fl)];
-        regularize<L>(f, kind, b, T(b.profile_axis < 0 ? 1.0 : b.profile(coordinate(v, b.profile_axis))));
+        regularize<L>(f, kind, b, T(b.profile([&](int axis) { return double(coordinate(v, axis)); })));
       }
     }
   }
