@@ -6,7 +6,9 @@ refdata/schaefer_turek_3d.csv (3D-1Z, 3D-2Z). Each quantity must lie within the 
 [lower, upper] interval widened by its slack (a fraction of the interval's centre) for resolutions
 coarser than the benchmark's own: the slack is the grid's known error, stated by the test that
 calls this script, never a fit to the result. A quantity named `c_D:0.05` takes its own slack,
-the others --slack. Prints a table; exits non-zero when a quantity is off or missing.
+the others --slack. With --reference each quantity is compared with its single high-accuracy value
+(the row `<quantity>_ref`), and the slack is the relative tolerance. Prints a table; exits non-zero
+when a quantity is off or missing.
 """
 import argparse
 import csv
@@ -34,6 +36,8 @@ def main():
                              "own slack, e.g. c_L:0.2 (repeatable)")
     parser.add_argument("--slack", type=float, default=0.0,
                         help="widen each interval by this fraction of its centre on both sides")
+    parser.add_argument("--reference", action="store_true",
+                        help="compare with the <quantity>_ref rows (a single value) instead of the bounds")
     args = parser.parse_args()
     summary = json.load(open(os.path.join(args.output, "summary.json")))
     ref = bounds(args.case)
@@ -42,7 +46,7 @@ def main():
     for item in args.quantity:
         q, _, own = item.partition(":")
         slack = float(own) if own else args.slack
-        lo, hi = ref[q]
+        lo, hi = ref[q + "_ref" if args.reference else q]
         centre = 0.5 * (lo + hi)
         lo, hi = lo - slack * abs(centre), hi + slack * abs(centre)
         value = summary.get(q)
