@@ -292,8 +292,8 @@ SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant) {
     st.rho = 1.0 - drho_dx * (nx - 1 - x);
     const bool fluid = y >= 1 && y <= ny - 2 && (!three_d || (z >= 1 && z <= nz - 2));
     if (fluid && !inside(x, y)) {
-      const int at[3] = {x, y, z};
-      st.u[0] = profile.u[0] * profile.profile([&](int axis) { return double(at[axis]); });
+      const double at[3] = {double(x), double(y), double(z)};
+      st.u[0] = profile.u[0] * profile.profile(at);
     }
     return st;
   };

@@ -178,7 +178,8 @@ TEST(InflowProfile, ParabolaAtTheInletAndDownstream) {
   const auto m = test::run(s, 12000);
   double num = 0, den = 0;
   for (int j = 1; j <= height; ++j) {
-    const double want = u_max * in.profile([j](int) { return double(j); });
+    const double at[3] = {0.0, double(j), 0.0};
+    const double want = u_max * in.profile(at);
     EXPECT_NEAR(m.u[3 * std::size_t(j * length)], want, 1e-14) << "inlet row " << j;
     const double got = m.u[3 * std::size_t(j * length + length / 2)];
     num += (got - want) * (got - want);
@@ -270,8 +271,8 @@ TEST(Cylinder, DuctInflowIsTheProductOfParabolas) {
     for (int k = 0; k <= l.fluid_rows + 1; ++k) {
       const double y = (j - 0.5) * l.dx, z = (k - 0.5) * l.dx;
       const double want = p.max_velocity * 16.0 * y * z * (h - y) * (h - z) / (h * h * h * h);
-      const int at[3] = {0, j, k};
-      EXPECT_NEAR(in.u[0] * in.profile([&](int axis) { return double(at[axis]); }), want, 1e-15);
+      const double at[3] = {0.0, double(j), double(k)};
+      EXPECT_NEAR(in.u[0] * in.profile(at), want, 1e-15);
       const bool wall = j == 0 || k == 0 || j == l.fluid_rows + 1 || k == l.fluid_rows + 1;
       EXPECT_EQ(s.geometry(0, j, k).kind, wall ? CellKind::solid : CellKind::velocity_boundary) << j << " " << k;
       if (!wall) {
@@ -280,7 +281,8 @@ TEST(Cylinder, DuctInflowIsTheProductOfParabolas) {
     }
   }
   // Half a voxel past the last fluid row the profile vanishes: the wall.
-  EXPECT_NEAR(in.profile([&](int axis) { return axis == 1 ? 0.5 : 7.0; }), 0.0, 1e-15);
+  const double wall[3] = {0.0, 0.5, 7.0};
+  EXPECT_NEAR(in.profile(wall), 0.0, 1e-15);
   for (int k : {0, 1, l.fluid_rows / 2, l.fluid_rows}) {
     const CellSpec c = s.geometry(int(l.centre[0]), int(l.centre[1]), k);
     EXPECT_EQ(c.kind, CellKind::solid) << "layer " << k;

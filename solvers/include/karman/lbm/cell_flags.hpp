@@ -61,15 +61,16 @@ struct BoundaryValue {
   double profile_lo[2] = {0.0, 0.0};  ///< global voxel coordinate where each parabola vanishes (a wall)
   double profile_hi[2] = {0.0, 0.0};  ///< the other zero of each parabola
 
-  /// Factor of u at the voxel whose global coordinate along axis a is `coordinate(a)` (1 when
-  /// uniform); only the profile's axes are asked for.
-  template <class Coordinate>
-  KOKKOS_INLINE_FUNCTION double profile(const Coordinate& coordinate) const {
+  /// Whether u varies across the boundary (profile() is not 1 everywhere).
+  KOKKOS_INLINE_FUNCTION bool profiled() const { return profile_axis[0] >= 0 || profile_axis[1] >= 0; }
+
+  /// Factor of u at the voxel of global coordinates `s` (1 when uniform).
+  KOKKOS_INLINE_FUNCTION double profile(const double (&s)[3]) const {
     double factor = 1.0;
     for (int k = 0; k < 2; ++k) {
       if (profile_axis[k] < 0) continue;
-      const double s = coordinate(profile_axis[k]), width = profile_hi[k] - profile_lo[k];
-      factor *= 4.0 * (s - profile_lo[k]) * (profile_hi[k] - s) / (width * width);
+      const double at = s[profile_axis[k]], width = profile_hi[k] - profile_lo[k];
+      factor *= 4.0 * (at - profile_lo[k]) * (profile_hi[k] - at) / (width * width);
     }
     return factor;
   }

@@ -198,7 +198,12 @@ struct PopulationAccess {
       const CellKind kind = flags::kind(fl);
       if (kind == CellKind::velocity_boundary || kind == CellKind::pressure_boundary) {
         const BoundaryValue& b = boundaries[flags::id(fl)];
-        regularize<L>(f, kind, b, T(b.profile([&](int axis) { return double(coordinate(v, axis)); })));
+        T profile = T(1);
+        if (b.profiled()) {
+          const double s[3] = {double(coordinate(v, 0)), double(coordinate(v, 1)), double(coordinate(v, 2))};
+          profile = T(b.profile(s));
+        }
+        regularize<L>(f, kind, b, profile);
       }
     }
   }
