@@ -260,11 +260,18 @@ void inject_nan(lbm::FlowSolver& solver, const std::string& precision) {
 nlohmann::json boundary_table_json(const lbm::BoundaryTable& table) {
   nlohmann::json rows = nlohmann::json::array();
   for (const lbm::BoundaryValue& b : table.values) {
+    // Axis, lo and hi of each parabola in use; a uniform boundary stores [-1, 0, 0].
+    nlohmann::json profile = nlohmann::json::array();
+    for (int k = 0; k < 2; ++k) {
+      if (b.profile_axis[k] >= 0 || k == 0) {
+        profile.insert(profile.end(), {b.profile_axis[k], b.profile_lo[k], b.profile_hi[k]});
+      }
+    }
     rows.push_back({{"rho", b.rho},
                     {"u", {b.u[0], b.u[1], b.u[2]}},
                     {"normal_axis", b.normal_axis},
                     {"normal_sign", b.normal_sign},
-                    {"profile", {b.profile_axis, b.profile_lo, b.profile_hi}}});
+                    {"profile", profile}});
   }
   return rows;
 }

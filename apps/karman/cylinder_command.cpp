@@ -1,7 +1,8 @@
-// `karman cylinder`: the Schäfer-Turek (1996) cylinder benchmarks 2D-1 and 2D-2. The run records
-// the force on the cylinder (momentum exchange) every few steps, and the outputs turn it into
-// the benchmark's coefficients: drag and lift, the pressure difference across the cylinder, the
-// recirculation length (2D-1), the Strouhal number and the force maxima (2D-2).
+// `karman cylinder`: the Schäfer-Turek (1996) cylinder benchmarks 2D-1, 2D-2, 3D-1Z and 3D-2Z.
+// The run records the force on the cylinder (momentum exchange, or the immersed boundary's
+// reaction) every few steps, and the outputs turn it into the benchmark's coefficients: drag
+// and lift, the pressure difference across the cylinder, the recirculation length (2D-1), the
+// Strouhal number and the force maxima (2D-2, 3D-2Z).
 #include "case_commands.hpp"
 #include "case_runner.hpp"
 
@@ -45,12 +46,12 @@ struct CylinderOptions {
   int periods = 12;        ///< --case oscillating: periods to run (the second half analysed)
 };
 
-/// Default lattice U_max: 2D-1 keeps the Mach number low (compressibility errors in c_D ~ Ma^2);
-/// 2D-2 needs a larger one so that tau stays clear of 1/2 at Re 100.
-double default_velocity(CylinderCase c) { return c == CylinderCase::steady_2d1 ? 0.05 : 0.1; }
+/// Default lattice U_max: the steady cases keep the Mach number low (compressibility errors in
+/// c_D ~ Ma^2); the periodic ones need a larger one so that tau stays clear of 1/2 at Re 100.
+double default_velocity(CylinderCase c) { return lbm::cases::cylinder_benchmark(c).steady ? 0.05 : 0.1; }
 
-/// Benchmark time 2D-2 runs by default: shedding sets in from the geometry's asymmetry within a
-/// few time units, and the last quarter of the run (about 12 periods) is analysed.
+/// Benchmark time 2D-2 and 3D-2Z run by default: shedding sets in from the geometry's asymmetry
+/// within a few time units, and the last quarter of the run (about 12 periods) is analysed.
 constexpr double default_periodic_end_time = 16.0;
 
 /// Benchmark time 2D-1 runs by default. The wake settles within about 15 time units; what is
@@ -67,16 +68,34 @@ double mean(const std::vector<double>& v, std::size_t from, std::size_t to) {
   return to > from ? sum / double(to - from) : NAN;
 }
 
-/// Weights of the two rows straddling the centre line y = cy.
-struct RowPair {
-  int j0;
-  double w0, w1;
+/// The voxel lines along x through the centre line y = cy (in 3D at the channel's middle
+/// z = H / 2) and their bilinear weights: two rows straddling cy, in 3D times the two layers
+/// straddling the middle; lines of weight zero are left out.
+struct CentreLines {
+  struct Line {
+    int j, k;
+    double weight;
+  };
+  std::vector<Line> lines;
+
+  explicit CentreLines(const CylinderLattice& l) {
+    const int j0 = int(std::floor(l.centre[1])), k0 = int(std::floor(l.middle_z));
+    const double wy = l.centre[1] - j0, wz = l.middle_z - k0;
+    for (int b = 0; b < 2; ++b) {
+      for (int a = 0; a < 2; ++a) {
+        const double w = (a ? wy : 1.0 - wy) * (b ? wz : 1.0 - wz);
+        if (w > 0) lines.push_back({j0 + a, k0 + b, w});
+      }
+    }
+  }
+  /// The weighted sum of f(j, k) over the lines.
+  template <class F>
+  double sum(F&& f) const {
+    double total = 0;
+    for (const Line& line : lines) total += line.weight * f(line.j, line.k);
+    return total;
+  }
 };
-RowPair centre_rows(const CylinderLattice& l) {
-  const int j0 = int(std::floor(l.centre[1]));
-  const double w1 = l.centre[1] - j0;
-  return {j0, 1.0 - w1, w1};
-}
 
 /// Voxels next to the surface that its treatment disturbs and the readings below leave out: none
 /// for walls of solid voxels; immersed boundaries force the voxels within half the delta
@@ -87,14 +106,15 @@ double surface_gap(const CylinderParams& p) {
   return 0.5 * support - p.immersed.retraction;
 }
 
-/// Quadratic extrapolation to voxel coordinate x of field `f` along row j, from the first three
-/// fluid voxels met walking from `gap` voxels past x in direction `dir` (density 0 marks solid
-/// voxels).
-double extrapolate_row(const GlobalFields& g, const std::vector<double>& f, int j, double x, int dir, double gap) {
-  int k = dir > 0 ? int(std::ceil(x + gap)) : int(std::floor(x - gap));
-  while (k > 0 && k < g.extents.nx - 1 && g.rho[g.at(k, j, 0)] == 0.0) k += dir;
-  const double x0 = k, x1 = k + dir, x2 = k + 2 * dir;
-  const double f0 = f[g.at(k, j, 0)], f1 = f[g.at(k + dir, j, 0)], f2 = f[g.at(k + 2 * dir, j, 0)];
+/// Quadratic extrapolation to voxel coordinate x of field `f` along the line (j, k), from the
+/// first three fluid voxels met walking from `gap` voxels past x in direction `dir` (density 0
+/// marks solid voxels).
+double extrapolate_line(const GlobalFields& g, const std::vector<double>& f, int j, int k, double x, int dir,
+                        double gap) {
+  int i = dir > 0 ? int(std::ceil(x + gap)) : int(std::floor(x - gap));
+  while (i > 0 && i < g.extents.nx - 1 && g.rho[g.at(i, j, k)] == 0.0) i += dir;
+  const double x0 = i, x1 = i + dir, x2 = i + 2 * dir;
+  const double f0 = f[g.at(i, j, k)], f1 = f[g.at(i + dir, j, k)], f2 = f[g.at(i + 2 * dir, j, k)];
   return f0 * (x - x1) * (x - x2) / ((x0 - x1) * (x0 - x2)) + f1 * (x - x0) * (x - x2) / ((x1 - x0) * (x1 - x2)) +
          f2 * (x - x0) * (x - x1) / ((x2 - x0) * (x2 - x1));
 }
@@ -102,18 +122,22 @@ double extrapolate_row(const GlobalFields& g, const std::vector<double>& f, int 
 /// Density on the centre line at voxel coordinate x, extrapolated from the fluid side `dir`
 /// beyond `gap` voxels.
 double surface_density(const GlobalFields& g, const CylinderLattice& l, double x, int dir, double gap) {
-  const RowPair r = centre_rows(l);
-  return r.w0 * extrapolate_row(g, g.rho, r.j0, x, dir, gap) + r.w1 * extrapolate_row(g, g.rho, r.j0 + 1, x, dir, gap);
+  return CentreLines(l).sum([&](int j, int k) { return extrapolate_line(g, g.rho, j, k, x, dir, gap); });
 }
 
 /// Recirculation length in voxels: from the back of the cylinder to where u_x on the centre line
 /// turns positive again (linear interpolation between voxels), looked for from `gap` voxels
 /// behind the surface; empty when there is no wake bubble.
 std::optional<double> recirculation_voxels(const GlobalFields& g, const CylinderLattice& l, double gap) {
-  const RowPair r = centre_rows(l);
+  const CentreLines lines(l);
   const double back = l.centre[0] + l.radius;
-  auto ux = [&](int x) { return r.w0 * g.ux[g.at(x, r.j0, 0)] + r.w1 * g.ux[g.at(x, r.j0 + 1, 0)]; };
-  auto fluid = [&](int x) { return g.rho[g.at(x, r.j0, 0)] > 0.0 && g.rho[g.at(x, r.j0 + 1, 0)] > 0.0; };
+  auto ux = [&](int x) { return lines.sum([&](int j, int k) { return g.ux[g.at(x, j, k)]; }); };
+  auto fluid = [&](int x) {
+    for (const auto& line : lines.lines) {
+      if (!(g.rho[g.at(x, line.j, line.k)] > 0.0)) return false;
+    }
+    return true;
+  };
   int x = int(std::ceil(back + gap));
   while (x < g.extents.nx - 1 && !fluid(x)) ++x;
   if (ux(x) > 0) return std::nullopt;
@@ -180,6 +204,7 @@ void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const Globa
                      const std::filesystem::path& dir, nlohmann::json& summary, std::size_t markers) {
   const CylinderLattice l = lbm::cases::cylinder_lattice(p);
   const auto bench = lbm::cases::cylinder_benchmark(p.benchmark);
+  const char* name = lbm::cases::cylinder_case_name(p.benchmark);
   io::write_csv(dir / "forces.csv", {"step", "time", "c_D", "c_L"}, {h.step, h.time, h.drag, h.lift});
   // p = rho cs^2, scaled to the benchmark's units by (rho U_mean^2)_benchmark / (rho U_mean^2)_lattice.
   const double pressure_scale = bench.mean_velocity * bench.mean_velocity / (l.mean_velocity * l.mean_velocity);
@@ -188,9 +213,11 @@ void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const Globa
   const double back = surface_density(g, l, l.centre[0] + l.radius, +1, gap);
   const double dp = (front - back) / 3.0 * pressure_scale;
   nlohmann::json& c = summary["cylinder"];
-  c = {{"case", p.benchmark == CylinderCase::steady_2d1 ? "2d-1" : "2d-2"},
+  c = {{"case", name},
        {"wall", wall_name(p)},
+       {"dimension", l.dimension},
        {"diameter_voxels", p.diameter},
+       {"span_voxels", l.span},
        {"dx", l.dx},
        {"dt", l.dt},
        {"mean_velocity_lattice", l.mean_velocity},
@@ -206,10 +233,14 @@ void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const Globa
   summary["c_L"] = h.lift.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.lift.back());
   summary["dp"] = dp;
   const std::size_t n = h.time.size(), last_quarter = n - n / 4, last_eighth = n - n / 8;
-  std::printf("  cylinder %s, D = %d, %s: ", c["case"].get<std::string>().c_str(), p.diameter, wall_name(p).c_str());
-  if (p.benchmark == CylinderCase::steady_2d1) {
-    const auto la = recirculation_voxels(g, l, gap);
-    summary["L_a"] = la ? nlohmann::json(*la * l.dx) : nlohmann::json(nullptr);
+  std::printf("  cylinder %s, D = %d, %s: ", name, p.diameter, wall_name(p).c_str());
+  if (bench.steady) {
+    // The recirculation length is a 2D-1 figure; Schäfer & Turek define none for 3D-1Z.
+    std::optional<double> la;
+    if (l.dimension == 2) {
+      la = recirculation_voxels(g, l, gap);
+      summary["L_a"] = la ? nlohmann::json(*la * l.dx) : nlohmann::json(nullptr);
+    }
     if (n >= 8) {
       // Steady forces: means over the last quarter, through the acoustic waves; their drift
       // between its halves says whether the wake had settled.
@@ -219,13 +250,14 @@ void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const Globa
       summary["c_L"] = cl;
       c["averaged_from_time"] = h.time[last_quarter];
       c["c_D_drift"] = drift;
-      if (drift > 1e-3)
-        std::printf("  note: c_D drifts by %.2g between the last eighths: not steady yet (--time)\n", drift);
     }
-    std::printf("c_D %.5f, c_L %.5f, dp %.5f, L_a %s\n",
-                summary["c_D"].is_number() ? summary["c_D"].get<double>() : NAN,
-                summary["c_L"].is_number() ? summary["c_L"].get<double>() : NAN, dp,
-                la ? std::to_string(*la * l.dx).c_str() : "none");
+    std::printf("c_D %.5f, c_L %.5f, dp %.5f", summary["c_D"].is_number() ? summary["c_D"].get<double>() : NAN,
+                summary["c_L"].is_number() ? summary["c_L"].get<double>() : NAN, dp);
+    if (l.dimension == 2) std::printf(", L_a %s", la ? std::to_string(*la * l.dx).c_str() : "none");
+    std::printf("\n");
+    const double drift = c.value("c_D_drift", 0.0);
+    if (drift > 1e-3)
+      std::printf("  note: c_D drifts by %.2g between the last eighths: not steady yet (--time)\n", drift);
   } else {
     // The last quarter of the history: the periodic regime, several shedding periods.
     const auto lift_peaks = maxima(h.time, h.lift, last_quarter);
@@ -247,10 +279,8 @@ void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const Globa
       std::printf("no periodic shedding in the last quarter of the run (run longer: --time)\n");
     }
   }
-  plot_forces(
-      dir,
-      "karman cylinder " + c["case"].get<std::string>() + ", D = " + std::to_string(p.diameter) + ", " + wall_name(p),
-      n);
+  plot_forces(dir, "karman cylinder " + std::string(name) + ", D = " + std::to_string(p.diameter) + ", " + wall_name(p),
+              n);
 }
 
 /// Least-squares fit y ~ a cos(w t) + b sin(w t) + c over the samples; returns {a, b}.
@@ -360,12 +390,14 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
   auto opts = std::make_shared<RunOptions>();
   auto p = std::make_shared<CylinderParams>();
   auto o = std::make_shared<CylinderOptions>();
-  auto* cmd = app.add_subcommand(
-      "cylinder", "Flow around a cylinder (Schäfer & Turek 1996, 2D-1 and 2D-2): drag, lift, dp, L_a, St");
+  auto* cmd = app.add_subcommand("cylinder",
+                                 "Flow around a cylinder (Schäfer & Turek 1996, 2D-1, 2D-2, 3D-1Z and 3D-2Z): drag, "
+                                 "lift, dp, L_a (2D-1), St");
   cmd->add_option("--case", o->benchmark,
-                  "2d-1 (Re 20, steady), 2d-2 (Re 100, periodic), or oscillating (a cylinder oscillating in fluid at "
-                  "rest, --wall ib, against Wang 1968)")
-      ->check(CLI::IsMember({"2d-1", "2d-2", "oscillating"}))
+                  "2d-1 (Re 20, steady), 2d-2 (Re 100, periodic), 3d-1z (Re 20, steady) or 3d-2z (Re 100, periodic): "
+                  "the 3D cases in a channel of square cross-section, the cylinder spanning it along z, D3Q19 by "
+                  "default; or oscillating (a cylinder oscillating in fluid at rest, --wall ib, against Wang 1968)")
+      ->check(CLI::IsMember({"2d-1", "2d-2", "3d-1z", "3d-2z", "oscillating"}))
       ->capture_default_str();
   auto osc = std::make_shared<lbm::cases::OscillatingCylinderParams>();
   cmd->add_option("--kc", osc->kc, "--case oscillating: Keulegan-Carpenter number U_m T / D")
@@ -377,13 +409,15 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
   cmd->add_option("--periods", o->periods, "--case oscillating: periods to run (the second half is analysed)")
       ->check(CLI::Range(2, 1000))
       ->capture_default_str();
-  cmd->add_option("--diameter", p->diameter, "Voxels across the cylinder D (the channel is 22 D x 4.1 D)")
+  cmd->add_option("--diameter", p->diameter,
+                  "Voxels across the cylinder D, 4 to 1024 (3D: to 256); the channel is 22 D x 4.1 D in 2D, 25 D x "
+                  "4.1 D x 4.1 D in 3D")
       ->check(CLI::Range(4, 1024))
       ->capture_default_str();
   cmd->add_option("--wall", o->wall,
                   "Cylinder surface: bounce-back (half-way), bouzidi-linear or bouzidi-quadratic (Bouzidi et al. "
                   "2001, from the exact circle), or ib (direct-forcing immersed boundaries: markers on the circle, "
-                  "no solid voxels)")
+                  "in 3D a ring per voxel layer, no solid voxels); the channel walls are half-way bounce-back")
       ->check(CLI::IsMember({"bounce-back", "bouzidi-linear", "bouzidi-quadratic", "ib"}))
       ->capture_default_str();
   cmd->add_option("--ib-kernel", o->ib_kernel,
@@ -399,31 +433,31 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
       ->check(CLI::Range(0.0, 0.5))
       ->capture_default_str();
   cmd->add_option("--velocity", o->velocity,
-                  "Inflow maximum U_max in lattice units (default 0.05 for 2d-1, 0.1 for 2d-2; tau follows from D "
-                  "and Re); --case oscillating: the cylinder's velocity amplitude U_m (default 0.02 KC)")
+                  "Inflow maximum U_max (3D: U_m) in lattice units (default 0.05 for 2d-1 and 3d-1z, 0.1 for 2d-2 "
+                  "and 3d-2z; tau follows from D and Re); --case oscillating: the cylinder's velocity amplitude U_m "
+                  "(default 0.02 KC)")
       ->check(positive_finite());
   cmd->add_option("--time", o->end_time,
-                  "Benchmark time to run (default: 2d-1 " + std::to_string(int(default_steady_end_time)) +
-                      ", steady, forces averaged over the last quarter; 2d-2 " +
+                  "Benchmark time to run (default: 2d-1 and 3d-1z " + std::to_string(int(default_steady_end_time)) +
+                      ", steady, forces averaged over the last quarter; 2d-2 and 3d-2z " +
                       std::to_string(int(default_periodic_end_time)) + ", the last quarter analysed)")
       ->check(positive_finite());
   cmd->add_option("--sample-time", o->sample_time,
-                  "Benchmark time between force samples in forces.csv (default 0.02 for 2d-1; 0.005 for 2d-2, about "
-                  "70 a shedding period)")
+                  "Benchmark time between force samples in forces.csv (default 0.02 for the steady cases; 0.005 for "
+                  "the periodic ones, about 70 a shedding period)")
       ->check(positive_finite());
   add_run_options(*cmd, *opts);
   cmd->callback([=, &ranks, &exit_code] {
-    if (cmd->count("--lattice") == 0) opts->variant.lattice = "d2q9";
     // TRT with Lambda = 3/16 keeps the wall where the boundary scheme puts it at any tau
     // (Ginzburg, Verhaeghe & d'Humières 2008); BGK moves it with the viscosity.
     if (cmd->count("--collision") == 0) opts->variant.collision = "trt";
-    p->benchmark = o->benchmark == "2d-1" ? CylinderCase::steady_2d1 : CylinderCase::periodic_2d2;
     p->wall = o->wall == "bounce-back"      ? lbm::WallInterpolation::bounce_back
               : o->wall == "bouzidi-linear" ? lbm::WallInterpolation::linear
                                             : lbm::WallInterpolation::quadratic;
     p->immersed.enabled = o->wall == "ib";
     p->immersed.kernel = lbm::delta_kernel_from_name(o->ib_kernel);
     if (o->benchmark == "oscillating") {
+      if (cmd->count("--lattice") == 0) opts->variant.lattice = "d2q9";
       // A moving body: immersed boundaries only.
       if (cmd->count("--wall") > 0 && o->wall != "ib")
         throw CLI::ValidationError("--wall", "--case oscillating runs with --wall ib only; got --wall " + o->wall);
@@ -435,24 +469,26 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
       exit_code = run_oscillating(ranks, *opts, *osc, o->periods);
       return;
     }
+    p->benchmark = lbm::cases::cylinder_case_from_name(o->benchmark);
+    const auto bench = lbm::cases::cylinder_benchmark(p->benchmark);
+    if (cmd->count("--lattice") == 0) opts->variant.lattice = bench.dimension == 3 ? "d3q19" : "d2q9";
     p->max_velocity = o->velocity > 0 ? o->velocity : default_velocity(p->benchmark);
     const CylinderLattice l = lbm::cases::cylinder_lattice(*p);
     if (opts->steps == 0 && opts->until_steady == 0) {
-      const double t = o->end_time > 0                            ? o->end_time
-                       : p->benchmark == CylinderCase::steady_2d1 ? default_steady_end_time
-                                                                  : default_periodic_end_time;
+      const double t = o->end_time > 0 ? o->end_time
+                       : bench.steady  ? default_steady_end_time
+                                       : default_periodic_end_time;
       opts->steps = std::max(1L, std::lround(t / l.dt));
     }
     CaseDefinition def;
     def.name = "cylinder";
     def.setup = ranks.run([&] { return lbm::cases::cylinder_setup(*p, opts->variant); });
     def.spacing = l.dx;
-    // Column i is centred on x = i dx, row j on y = (j - 1/2) dx.
+    // Column i is centred on x = i dx, row j on y = (j - 1/2) dx, in 3D layer k on z = (k - 1/2) dx.
     def.origin[0] = -0.5 * l.dx;
     def.origin[1] = -l.dx;
-    const double sample_time = o->sample_time > 0                         ? o->sample_time
-                               : p->benchmark == CylinderCase::steady_2d1 ? 0.02
-                                                                          : 0.005;
+    if (l.dimension == 3) def.origin[2] = -l.dx;
+    const double sample_time = o->sample_time > 0 ? o->sample_time : bench.steady ? 0.02 : 0.005;
     def.parameters = {{"case", o->benchmark},        {"diameter", p->diameter}, {"wall", o->wall},
                       {"velocity", p->max_velocity}, {"time", o->end_time},     {"sample_time", sample_time}};
     if (p->immersed.enabled) {
@@ -462,7 +498,9 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
     }
     const auto history = std::make_shared<ForceHistory>();
     def.observe_every = std::max(1L, std::lround(sample_time / l.dt));
-    const double coefficient = 2.0 / (l.mean_velocity * l.mean_velocity * p->diameter);
+    // c = 2 F / (rho U_mean^2 D H): in 3D the force on the whole span H (Schäfer & Turek §2.2);
+    // in 2D per unit length, H = 1.
+    const double coefficient = 2.0 / (l.mean_velocity * l.mean_velocity * p->diameter * l.span);
     const double dt = l.dt;
     def.observe = [history, coefficient, dt, &ranks](lbm::FlowSolver& solver) {
       const auto f = solver.body_force();

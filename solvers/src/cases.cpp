@@ -41,6 +41,9 @@ RelaxationParams relaxation_for(double nu, double velocity, const std::string& i
 
 void require_positive_size(const char* name, int value) { require_in_range("karman", name, value, 1, 1 << 16); }
 
+/// U_mean / U_max of the cylinder's inflow: a parabola's (2D) or a product of two (3D).
+double cylinder_mean_ratio(int dimension) { return dimension == 3 ? 4.0 / 9.0 : 2.0 / 3.0; }
+
 }  // namespace
 
 double viscosity(const CavityParams& p) { return p.lid_velocity * p.n / p.reynolds; }
@@ -154,57 +157,103 @@ SolverSetup taylor_green_setup(const TaylorGreenParams& p, const Variant& varian
   return s;
 }
 
+const char* cylinder_case_name(CylinderCase c) {
+  switch (c) {
+    case CylinderCase::steady_2d1:
+      return "2d-1";
+    case CylinderCase::periodic_2d2:
+      return "2d-2";
+    case CylinderCase::steady_3d1z:
+      return "3d-1z";
+    case CylinderCase::periodic_3d2z:
+      return "3d-2z";
+  }
+  return "";
+}
+
+CylinderCase cylinder_case_from_name(const std::string& name) {
+  for (CylinderCase c :
+       {CylinderCase::steady_2d1, CylinderCase::periodic_2d2, CylinderCase::steady_3d1z, CylinderCase::periodic_3d2z}) {
+    if (name == cylinder_case_name(c)) return c;
+  }
+  throw Error("karman cylinder: --case '" + name + "' unknown; accepted: 2d-1, 2d-2, 3d-1z, 3d-2z");
+}
+
 CylinderBenchmark cylinder_benchmark(CylinderCase c) {
-  const double u_max = c == CylinderCase::steady_2d1 ? 0.3 : 1.5;
-  const double u_mean = 2.0 / 3.0 * u_max;
-  return {u_max, u_mean, u_mean * cylinder_diameter / cylinder_viscosity};
+  const bool three_d = c == CylinderCase::steady_3d1z || c == CylinderCase::periodic_3d2z;
+  const bool steady = c == CylinderCase::steady_2d1 || c == CylinderCase::steady_3d1z;
+  CylinderBenchmark b;
+  b.dimension = three_d ? 3 : 2;
+  b.steady = steady;
+  b.channel_length = three_d ? 2.5 : 2.2;
+  b.centre_x = three_d ? 0.5 : 0.2;
+  // U_mean = 0.2 (Re 20) or 1 (Re 100): the mean of a parabola is 2/3 of its maximum, that of
+  // the product of two parabolas 4/9.
+  b.max_velocity = three_d ? (steady ? 0.45 : 2.25) : (steady ? 0.3 : 1.5);
+  b.mean_velocity = cylinder_mean_ratio(b.dimension) * b.max_velocity;
+  b.reynolds = b.mean_velocity * cylinder_diameter / cylinder_viscosity;
+  b.friction = three_d ? 28.454 : 12.0;
+  return b;
 }
 
 CylinderLattice cylinder_lattice(const CylinderParams& p) {
   const CylinderBenchmark b = cylinder_benchmark(p.benchmark);
   CylinderLattice l;
+  l.dimension = b.dimension;
   l.dx = cylinder_diameter / p.diameter;
-  l.nx = int(std::lround(cylinder_channel_length / l.dx)) + 1;
+  l.nx = int(std::lround(b.channel_length / l.dx)) + 1;
   l.fluid_rows = int(std::lround(cylinder_channel_height / l.dx));
   l.ny = l.fluid_rows + 2;
+  l.nz = b.dimension == 3 ? l.fluid_rows + 2 : 1;
   l.dt = p.max_velocity * l.dx / b.max_velocity;
-  l.mean_velocity = 2.0 / 3.0 * p.max_velocity;
+  l.mean_velocity = cylinder_mean_ratio(b.dimension) * p.max_velocity;
   l.viscosity = l.mean_velocity * p.diameter / b.reynolds;
-  // Row j holds y = (j - 1/2) dx: y = 0 is the wall half-way between rows 0 and 1.
-  l.centre[0] = cylinder_centre_x / l.dx;
+  // Row j holds y = (j - 1/2) dx: y = 0 is the wall half-way between rows 0 and 1; so do the
+  // layers along z in 3D, whose middle z = H / 2 lies half-way between layers 1 and rows.
+  l.centre[0] = b.centre_x / l.dx;
   l.centre[1] = p.centre_y / l.dx + 0.5;
   l.radius = 0.5 * p.diameter;
+  l.middle_z = b.dimension == 3 ? 0.5 * (l.fluid_rows + 1) : 0.0;
+  l.span = b.dimension == 3 ? l.fluid_rows : 1.0;
   return l;
 }
 
 SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant) {
-  require_in_range("karman cylinder", "--diameter", p.diameter, 4, 1024);
+  const CylinderBenchmark bench = cylinder_benchmark(p.benchmark);
+  const bool three_d = bench.dimension == 3;
+  // A 3D box holds about 420 D^3 voxels: D = 256 is 7e9, past any one GPU; the memory check of
+  // the run refuses what does not fit the machine at hand.
+  require_in_range(three_d ? "karman cylinder (3D)" : "karman cylinder", "--diameter", p.diameter, 4,
+                   three_d ? 256 : 1024);
   if (!(p.centre_y - 0.5 * cylinder_diameter > 0 && p.centre_y + 0.5 * cylinder_diameter < cylinder_channel_height)) {
     throw Error("karman cylinder: centre y = " + fmt(p.centre_y) + " out of range (0.05, 0.36)");
   }
   const CylinderLattice l = cylinder_lattice(p);
   SolverSetup s;
   s.variant = variant;
-  s.global = {l.nx, l.ny, 1};
-  s.relaxation = relaxation_for(l.viscosity, p.max_velocity,
-                                "U_max = " + fmt(p.max_velocity) + ", D = " + std::to_string(p.diameter) +
-                                    ", Re = " + fmt(cylinder_benchmark(p.benchmark).reynolds));
+  s.global = {l.nx, l.ny, l.nz};
+  s.relaxation = relaxation_for(
+      l.viscosity, p.max_velocity,
+      "U_max = " + fmt(p.max_velocity) + ", D = " + std::to_string(p.diameter) + ", Re = " + fmt(bench.reynolds));
   // Ids: 0 channel walls, 1 inlet, 2 outlet, 3 the cylinder.
   constexpr int inlet = 1, outlet = 2, body = 3;
   BoundaryValue& in = s.boundaries.values[inlet];
   in.u[0] = p.max_velocity;
   in.normal_axis = 0;
   in.normal_sign = +1;
-  in.profile_axis = 1;
-  in.profile_lo = 0.5;
-  in.profile_hi = l.fluid_rows + 0.5;
+  // The parabolas vanish on the walls half-way between the wall rows (layers) and the fluid.
+  for (int k = 0; k < bench.dimension - 1; ++k) {
+    in.profile_axis[k] = 1 + k;
+    in.profile_lo[k] = 0.5;
+    in.profile_hi[k] = l.fluid_rows + 0.5;
+  }
   s.boundaries.values[outlet] = {1.0, {0, 0, 0}, 0, -1};
-  const int nx = l.nx, ny = l.ny;
+  const int nx = l.nx, ny = l.ny, nz = l.nz;
   const double cx = l.centre[0], cy = l.centre[1], r = l.radius;
   auto inside = [cx, cy, r](double x, double y) { return (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r; };
   const bool immersed = p.immersed.enabled;
-  s.geometry = [nx, ny, inside, immersed](int x, int y, int) {
-    if (y == 0 || y == ny - 1) return CellSpec{CellKind::solid, 0};
+  s.geometry = [nx, ny, nz, three_d, inside, immersed](int x, int y, int z) {
+    if (y == 0 || y == ny - 1 || (three_d && (z == 0 || z == nz - 1))) return CellSpec{CellKind::solid, 0};
     if (x == 0) return CellSpec{CellKind::velocity_boundary, inlet};
     if (x == nx - 1) return CellSpec{CellKind::pressure_boundary, outlet};
     if (!immersed && inside(x, y)) return CellSpec{CellKind::solid, body};
@@ -218,31 +267,49 @@ SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant) {
       throw Error("karman cylinder: marker spacing " + fmt(ib.spacing) + " out of range [0.25, 2]");
     require_in_range("karman cylinder", "--ib-iterations", ib.forcing_iterations, 1, 100);
     const double marker_radius = r - ib.retraction;
-    const int count = int(std::ceil(2.0 * 3.14159265358979323846 * marker_radius / ib.spacing));
-    s.immersed_body.markers = circle_markers(cx, cy, 0.0, marker_radius, count);
+    const int count = int(std::ceil(2.0 * pi * marker_radius / ib.spacing));
+    if (three_d) {
+      // One ring in the plane of each fluid layer, so the rings lie one voxel apart and each
+      // marker stands for its arc times that voxel of span.
+      for (int k = 1; k <= l.fluid_rows; ++k) {
+        const MarkerSet ring = circle_markers(cx, cy, double(k), marker_radius, count);
+        auto& m = s.immersed_body.markers;
+        m.position.insert(m.position.end(), ring.position.begin(), ring.position.end());
+        m.area.insert(m.area.end(), ring.area.begin(), ring.area.end());
+      }
+    } else {
+      s.immersed_body.markers = circle_markers(cx, cy, 0.0, marker_radius, count);
+    }
     s.immersed_body.kernel = ib.kernel;
     s.immersed_body.forcing_iterations = ib.forcing_iterations;
-    s.immersed_body.volume = 3.14159265358979323846 * r * r;
+    s.immersed_body.volume = pi * r * r * l.span;
   } else {
     s.curved_wall.id = body;
     s.curved_wall.interpolation = p.wall;
+    // The cylinder does not vary along z: a link cuts it where its projection on the plane
+    // z = const cuts the circle.
     s.curved_wall.fraction = [cx, cy, r](int x, int y, int, int dx, int dy, int) {
       const double a[3] = {double(x), double(y), 0.0}, b[3] = {double(x + dx), double(y + dy), 0.0},
                    c[3] = {cx, cy, 0.0};
       return circle_link_fraction(a, b, c, r);
     };
   }
-  // The inflow parabola everywhere but in the body, with the Poiseuille pressure gradient
-  // G = 8 nu U_max / H^2 down to the outlet's rho = 1: the channel starts close to its steady
-  // state. Its slowest acoustic mode, a wave between the reflecting inlet and outlet that
-  // viscosity damps only over ~L^2 / nu steps, is then hardly excited.
+  // The inflow profile everywhere but in the body, with the fully developed flow's pressure
+  // gradient G = k nu U_mean / H^2 (CylinderBenchmark::friction) down to the outlet's rho = 1:
+  // the channel starts close to its steady state. Its slowest acoustic mode, a wave between
+  // the reflecting inlet and outlet that viscosity damps only over ~L^2 / nu steps, is then
+  // hardly excited.
   const BoundaryValue profile = in;
-  const int rows = l.fluid_rows;
-  const double drho_dx = -3.0 * 8.0 * l.viscosity * p.max_velocity / (double(rows) * rows);
-  s.initial = [profile, inside, rows, drho_dx, nx](int x, int y, int) {
+  const double rows = l.fluid_rows;
+  const double drho_dx = -3.0 * bench.friction * l.viscosity * l.mean_velocity / (rows * rows);
+  s.initial = [profile, inside, ny, nz, three_d, drho_dx, nx](int x, int y, int z) {
     FlowState st;
     st.rho = 1.0 - drho_dx * (nx - 1 - x);
-    if (y >= 1 && y <= rows && !inside(x, y)) st.u[0] = profile.u[0] * profile.profile(y);
+    const bool fluid = y >= 1 && y <= ny - 2 && (!three_d || (z >= 1 && z <= nz - 2));
+    if (fluid && !inside(x, y)) {
+      const double at[3] = {double(x), double(y), double(z)};
+      st.u[0] = profile.u[0] * profile.profile(at);
+    }
     return st;
   };
   return s;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`karman cylinder` as a user drives it: help, a short 2D-1 run of each wall treatment at a small
 diameter with every promised output (summary numbers, force history, fields, plot or a note why
-not), and bad input refused with a message naming the value and what is accepted."""
+not), short 3D-1Z and 3D-2Z runs in the square duct, and bad input refused with a message naming
+the value and what is accepted."""
 import csv
 import json
 import math
@@ -28,7 +29,7 @@ def run(args, expect_ok=True, must_contain=()):
 
 with tempfile.TemporaryDirectory() as tmp:
     run(["cylinder", "--help"], must_contain=["--case", "--diameter", "--wall", "bouzidi-quadratic", "--velocity",
-                                              "--time", "--pattern", "--output", "--overwrite"])
+                                              "--time", "--pattern", "--output", "--overwrite", "3d-1z", "3d-2z"])
     for wall in ("bounce-back", "bouzidi-linear", "bouzidi-quadratic", "ib"):
         out = os.path.join(tmp, wall)
         proc = run(["cylinder", "--diameter", "8", "--wall", wall, "--steps", "400", "--sample-time", "0.05",
@@ -85,6 +86,36 @@ with tempfile.TemporaryDirectory() as tmp:
         if rows[0] != ["step", "period", "F_x", "F_y"] or len(rows) < 100:
             failures.append(f"oscillating: forces.csv header {rows[0]} with {len(rows) - 1} rows")
 
+    # The 3D cases at D = 6 (151 x 27 x 27 voxels), a few dozen steps: D3Q19 by default, the duct's
+    # extents, the same outputs as 2D but no L_a (not defined in 3D), and with --wall ib a ring of
+    # markers per fluid layer (25 layers of 17 markers: ceil(2 pi (3 - 0.3))).
+    for case, wall in (("3d-1z", "bouzidi-quadratic"), ("3d-1z", "ib"), ("3d-2z", "bounce-back")):
+        out = os.path.join(tmp, f"{case}-{wall}")
+        proc = run(["cylinder", "--case", case, "--diameter", "6", "--wall", wall, "--steps", "60", "--sample-time",
+                    "0.002", "--output", out], must_contain=[f"cylinder {case}, D = 6", "151x27x27", "d3q19"])
+        if proc.returncode != 0:
+            continue
+        s = json.load(open(os.path.join(out, "summary.json")))
+        c = s.get("cylinder", {})
+        if s.get("extents") != [151, 27, 27] or c.get("dimension") != 3 or c.get("case") != case:
+            failures.append(f"{case} {wall}: extents {s.get('extents')}, cylinder {c!r}")
+        if s.get("variant", {}).get("lattice") != "d3q19":
+            failures.append(f"{case} {wall}: lattice {s.get('variant')!r}, expected d3q19 by default")
+        for key in ("c_D", "c_L", "dp"):
+            if not isinstance(s.get(key), (int, float)) or not math.isfinite(s[key]):
+                failures.append(f"{case} {wall}: summary.json {key} = {s.get(key)!r}")
+        if "L_a" in s:
+            failures.append(f"{case} {wall}: summary.json has L_a, which 3D does not define")
+        if case == "3d-2z" and not all(k in s for k in ("c_D_max", "c_L_max", "St")):
+            failures.append(f"3d-2z: summary.json lacks c_D_max, c_L_max or St: {sorted(s)}")
+        if wall == "ib" and c.get("markers") != 25 * 17:
+            failures.append(f"{case} ib: summary.json cylinder.markers = {c.get('markers')!r}, expected {25 * 17}")
+        rows = list(csv.reader(open(os.path.join(out, "forces.csv"))))
+        if rows[0] != ["step", "time", "c_D", "c_L"] or len(rows) < 3:
+            failures.append(f"{case} {wall}: forces.csv header {rows[0]} with {len(rows) - 1} rows")
+        if not os.path.exists(os.path.join(out, "fields.xdmf")):
+            failures.append(f"{case} {wall}: fields.xdmf missing")
+
     # Without gnuplot on the PATH the run still succeeds and says why there is no plot.
     out = os.path.join(tmp, "noplot")
     # A PATH with every program of this one but gnuplot (MPI's singleton start needs its daemon).
@@ -121,6 +152,12 @@ with tempfile.TemporaryDirectory() as tmp:
     run(["cylinder", "--velocity", "0.2", "--steps", "5", "--output", bad], False, ["Mach", "0.3"])
     run(["cylinder", "--diameter", "8", "--pattern", "aa", "--steps", "4", "--output", bad], False,
         ["--pattern ab", "aa"])
+    run(["cylinder", "--case", "3d-1z", "--diameter", "300", "--steps", "5", "--output", bad], False,
+        ["--diameter", "300", "256"])
+    run(["cylinder", "--case", "3d-1z", "--diameter", "6", "--lattice", "d2q9", "--steps", "5", "--output", bad], False,
+        ["d2q9", "d3q19"])
+    run(["cylinder", "--case", "3d-2z", "--diameter", "6", "--velocity", "0.01", "--steps", "5", "--output", bad],
+        False, ["tau", "1/2"])
     if os.path.exists(os.path.join(bad, "summary.json")):
         failures.append("a refused run wrote summary.json")
 

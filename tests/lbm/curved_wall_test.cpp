@@ -1,7 +1,7 @@
 // Curved walls (curved_wall.hpp): link fractions of a circle, the interpolation of Bouzidi et al.
 // (2001), the momentum-exchange force against a channel's momentum balance and the analytic wall
 // shear, off-lattice Poiseuille walls, the parabolic inflow profile, and the cylinder case's
-// symmetry.
+// lattice, inflow and symmetry in 2D and 3D.
 #include "lbm_test_support.hpp"
 
 #include <karman/core/error.hpp>
@@ -165,9 +165,9 @@ TEST(InflowProfile, ParabolaAtTheInletAndDownstream) {
   s.relaxation.omega = 1.0 / (3.0 * 0.05 + 0.5);
   BoundaryValue& in = s.boundaries.values[1];
   in.u[0] = u_max;
-  in.profile_axis = 1;
-  in.profile_lo = 0.5;
-  in.profile_hi = height + 0.5;
+  in.profile_axis[0] = 1;
+  in.profile_lo[0] = 0.5;
+  in.profile_hi[0] = height + 0.5;
   s.boundaries.values[2] = {1.0, {0, 0, 0}, 0, -1};
   s.geometry = [](int x, int y, int) {
     if (y == 0 || y == height + 1) return CellSpec{CellKind::solid, 0};
@@ -178,7 +178,8 @@ TEST(InflowProfile, ParabolaAtTheInletAndDownstream) {
   const auto m = test::run(s, 12000);
   double num = 0, den = 0;
   for (int j = 1; j <= height; ++j) {
-    const double want = u_max * in.profile(j);
+    const double at[3] = {0.0, double(j), 0.0};
+    const double want = u_max * in.profile(at);
     EXPECT_NEAR(m.u[3 * std::size_t(j * length)], want, 1e-14) << "inlet row " << j;
     const double got = m.u[3 * std::size_t(j * length + length / 2)];
     num += (got - want) * (got - want);
@@ -210,6 +211,121 @@ TEST(Cylinder, CentredCylinderHasNoLift) {
   }
 }
 
+// The lattice follows the benchmark's geometry: 2D-1 in a 2.2 x 0.41 channel, 3D-1Z in a
+// 2.5 x 0.41 x 0.41 duct with the cylinder's axis at x = 0.5, the middle plane z = 0.205 on a
+// layer when 4.1 D is odd.
+TEST(Cylinder, LatticeFollowsTheBenchmark) {
+  cases::CylinderParams p;
+  p.diameter = 10;
+  p.max_velocity = 0.05;
+  const auto l2 = cases::cylinder_lattice(p);
+  EXPECT_EQ(l2.dimension, 2);
+  EXPECT_EQ(l2.nx, 221);
+  EXPECT_EQ(l2.ny, 43);
+  EXPECT_EQ(l2.nz, 1);
+  EXPECT_DOUBLE_EQ(l2.centre[0], 20.0);
+  EXPECT_DOUBLE_EQ(l2.mean_velocity, 2.0 / 3.0 * 0.05);
+  EXPECT_DOUBLE_EQ(l2.span, 1.0);
+  p.benchmark = cases::CylinderCase::steady_3d1z;
+  const auto l3 = cases::cylinder_lattice(p);
+  EXPECT_EQ(l3.dimension, 3);
+  EXPECT_EQ(l3.nx, 251);
+  EXPECT_EQ(l3.ny, 43);
+  EXPECT_EQ(l3.nz, 43);
+  EXPECT_EQ(l3.fluid_rows, 41);
+  EXPECT_DOUBLE_EQ(l3.centre[0], 50.0);
+  EXPECT_DOUBLE_EQ(l3.centre[1], 20.5);
+  EXPECT_DOUBLE_EQ(l3.middle_z, 21.0);
+  EXPECT_DOUBLE_EQ(l3.span, 41.0);
+  EXPECT_DOUBLE_EQ(l3.dx, 0.01);
+  EXPECT_DOUBLE_EQ(l3.dt, 0.05 * 0.01 / 0.45);
+  EXPECT_DOUBLE_EQ(l3.mean_velocity, 4.0 / 9.0 * 0.05);
+  // Re = U_mean D / nu = 20 in lattice units too.
+  EXPECT_NEAR(l3.mean_velocity * p.diameter / l3.viscosity, 20.0, 1e-12);
+  p.benchmark = cases::CylinderCase::periodic_3d2z;
+  EXPECT_NEAR(cases::cylinder_lattice(p).mean_velocity * p.diameter / cases::cylinder_lattice(p).viscosity, 100.0,
+              1e-12);
+  EXPECT_DOUBLE_EQ(cases::cylinder_benchmark(p.benchmark).max_velocity, 2.25);
+  EXPECT_DOUBLE_EQ(cases::cylinder_benchmark(p.benchmark).mean_velocity, 1.0);
+  for (auto c : {cases::CylinderCase::steady_2d1, cases::CylinderCase::periodic_2d2, cases::CylinderCase::steady_3d1z,
+                 cases::CylinderCase::periodic_3d2z}) {
+    EXPECT_EQ(cases::cylinder_case_from_name(cases::cylinder_case_name(c)), c);
+  }
+  EXPECT_THROW(cases::cylinder_case_from_name("3d-3z"), Error);
+}
+
+// 3D-1Z's inlet: U = 16 U_m y z (H - y)(H - z) / H^4 at the voxel centres y = (j - 1/2) dx,
+// z = (k - 1/2) dx, vanishing on the walls half a voxel past the fluid; the walls of the duct and
+// the cylinder through every layer are solid, and the initial state carries the inflow.
+TEST(Cylinder, DuctInflowIsTheProductOfParabolas) {
+  cases::CylinderParams p;
+  p.benchmark = cases::CylinderCase::steady_3d1z;
+  p.diameter = 6;
+  p.max_velocity = 0.04;
+  const auto l = cases::cylinder_lattice(p);
+  const SolverSetup s = cases::cylinder_setup(p, Variant{"d3q19", "double", "soa", "trt", "ab"});
+  EXPECT_EQ(s.global.nz, l.nz);
+  const BoundaryValue& in = s.boundaries.values[1];
+  const double h = l.fluid_rows * l.dx;
+  for (int j = 0; j <= l.fluid_rows + 1; ++j) {
+    for (int k = 0; k <= l.fluid_rows + 1; ++k) {
+      const double y = (j - 0.5) * l.dx, z = (k - 0.5) * l.dx;
+      const double want = p.max_velocity * 16.0 * y * z * (h - y) * (h - z) / (h * h * h * h);
+      const double at[3] = {0.0, double(j), double(k)};
+      EXPECT_NEAR(in.u[0] * in.profile(at), want, 1e-15);
+      const bool wall = j == 0 || k == 0 || j == l.fluid_rows + 1 || k == l.fluid_rows + 1;
+      EXPECT_EQ(s.geometry(0, j, k).kind, wall ? CellKind::solid : CellKind::velocity_boundary) << j << " " << k;
+      if (!wall) {
+        EXPECT_NEAR(s.initial(1, j, k).u[0], want, 1e-15) << j << " " << k;
+      }
+    }
+  }
+  // Half a voxel past the last fluid row the profile vanishes: the wall.
+  const double wall[3] = {0.0, 0.5, 7.0};
+  EXPECT_NEAR(in.profile(wall), 0.0, 1e-15);
+  for (int k : {0, 1, l.fluid_rows / 2, l.fluid_rows}) {
+    const CellSpec c = s.geometry(int(l.centre[0]), int(l.centre[1]), k);
+    EXPECT_EQ(c.kind, CellKind::solid) << "layer " << k;
+    EXPECT_EQ(c.id, k == 0 ? 0 : 3) << "layer " << k;
+  }
+}
+
+// A cylinder through the middle of the square duct: mirror-symmetric in y and z, so neither lift
+// nor a force along the axis at Re 20, while the drag is positive, with Bouzidi's walls and with
+// immersed boundaries (a ring of markers per layer).
+TEST(Cylinder, CentredCylinderInTheDuctHasNoLift) {
+  const Variant v{"d3q19", "double", "soa", "trt", "ab"};
+  if (!test::compiled(v)) GTEST_SKIP() << "d3q19/double/soa not compiled";
+  for (bool immersed : {false, true}) {
+    cases::CylinderParams p;
+    p.benchmark = cases::CylinderCase::steady_3d1z;
+    p.diameter = 6;
+    p.max_velocity = 0.1;
+    p.wall = WallInterpolation::quadratic;
+    p.immersed.enabled = immersed;
+    // 4.1 D = 24.6 rounds to 25 rows: the middle of those, not H / 2, is the mirror plane.
+    p.centre_y = 0.5 * cases::cylinder_lattice(p).fluid_rows * cases::cylinder_lattice(p).dx;
+    const auto l = cases::cylinder_lattice(p);
+    const SolverSetup s = cases::cylinder_setup(p, v);
+    if (immersed) {
+      const int ring = int(std::ceil(2 * 3.14159265358979323846 * (l.radius - p.immersed.retraction)));
+      EXPECT_EQ(s.immersed_body.markers.size(), std::size_t(ring * l.fluid_rows));
+    }
+    auto solver = make_solver(s);
+    if (!immersed) {
+      EXPECT_GT(solver->wall_links(), std::size_t(0));
+    }
+    solver->advance(200);
+    const auto f = solver->body_force();
+    const double scale = 2.0 / (l.mean_velocity * l.mean_velocity * p.diameter * l.span);
+    std::printf("centred cylinder in the duct, %s: c_D %.5f, c_L %.3e, c_z %.3e after 200 steps\n",
+                immersed ? "ib" : "bouzidi-quadratic", scale * f[0], scale * f[1], scale * f[2]);
+    EXPECT_TRUE(std::isfinite(f[0]) && scale * f[0] > 1.0);
+    EXPECT_LT(std::fabs(f[1]), 1e-9 * f[0]);
+    EXPECT_LT(std::fabs(f[2]), 1e-9 * f[0]);
+  }
+}
+
 TEST(Cylinder, RefusesWhatItCannotRun) {
   cases::CylinderParams p;
   p.diameter = 8;
@@ -224,6 +340,17 @@ TEST(Cylinder, RefusesWhatItCannotRun) {
   p.diameter = 8;
   p.max_velocity = 0.2;  // Mach sqrt(3) * 0.2 > 0.3
   EXPECT_THROW(cases::cylinder_setup(p, Variant{}), Error);
+  // A 3D box of D = 300 would hold 1e10 voxels.
+  p.max_velocity = 0.05;
+  p.benchmark = cases::CylinderCase::steady_3d1z;
+  p.diameter = 300;
+  try {
+    cases::cylinder_setup(p, Variant{"d3q19", "double", "soa", "trt", "ab"});
+    FAIL() << "D = 300 accepted in 3D";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("300"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("256"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -48,23 +48,31 @@ KOKKOS_INLINE_FUNCTION constexpr bool blocked(flag_t f, int i) { return (f >> i)
 }  // namespace flags
 
 /// Prescribed values of one boundary id: a wall's velocity, or an inlet/outlet's density or
-/// velocity and its inward normal. A velocity boundary's u may vary across one axis as a
-/// parabola (a Poiseuille inflow): u(s) = u 4 (s - lo)(hi - s) / (hi - lo)^2 at the global
-/// voxel coordinate s along `profile_axis`, so u is the profile's maximum.
+/// velocity and its inward normal. A velocity boundary's u may vary as a product of parabolas
+/// across up to two axes (a Poiseuille inflow: one; a duct's, as in Schäfer & Turek's 3D cases:
+/// two): u(s) = u prod_k 4 (s_k - lo_k)(hi_k - s_k) / (hi_k - lo_k)^2 at the global voxel
+/// coordinate s_k along `profile_axis[k]`, so u is the profile's maximum.
 struct BoundaryValue {
-  double rho = 1.0;               ///< density (pressure boundaries)
-  double u[3] = {0.0, 0.0, 0.0};  ///< velocity (walls and velocity boundaries); a profile's maximum
-  int normal_axis = 0;            ///< axis of the inward normal (inlet/outlet)
-  int normal_sign = 1;            ///< +1 or -1: direction of the inward normal along that axis
-  int profile_axis = -1;          ///< axis across which u is a parabola; -1: u is uniform
-  double profile_lo = 0.0;        ///< global voxel coordinate where the parabola vanishes (a wall)
-  double profile_hi = 0.0;        ///< the other zero of the parabola
+  double rho = 1.0;                   ///< density (pressure boundaries)
+  double u[3] = {0.0, 0.0, 0.0};      ///< velocity (walls and velocity boundaries); a profile's maximum
+  int normal_axis = 0;                ///< axis of the inward normal (inlet/outlet)
+  int normal_sign = 1;                ///< +1 or -1: direction of the inward normal along that axis
+  int profile_axis[2] = {-1, -1};     ///< axes across which u is a parabola; -1: none (uniform)
+  double profile_lo[2] = {0.0, 0.0};  ///< global voxel coordinate where each parabola vanishes (a wall)
+  double profile_hi[2] = {0.0, 0.0};  ///< the other zero of each parabola
 
-  /// Factor of u at global voxel coordinate s along profile_axis (1 when uniform).
-  KOKKOS_INLINE_FUNCTION double profile(double s) const {
-    if (profile_axis < 0) return 1.0;
-    const double width = profile_hi - profile_lo;
-    return 4.0 * (s - profile_lo) * (profile_hi - s) / (width * width);
+  /// Whether u varies across the boundary (profile() is not 1 everywhere).
+  KOKKOS_INLINE_FUNCTION bool profiled() const { return profile_axis[0] >= 0 || profile_axis[1] >= 0; }
+
+  /// Factor of u at the voxel of global coordinates `s` (1 when uniform).
+  KOKKOS_INLINE_FUNCTION double profile(const double (&s)[3]) const {
+    double factor = 1.0;
+    for (int k = 0; k < 2; ++k) {
+      if (profile_axis[k] < 0) continue;
+      const double at = s[profile_axis[k]], width = profile_hi[k] - profile_lo[k];
+      factor *= 4.0 * (at - profile_lo[k]) * (profile_hi[k] - at) / (width * width);
+    }
+    return factor;
   }
 };
 

@@ -198,7 +198,12 @@ struct PopulationAccess {
       const CellKind kind = flags::kind(fl);
       if (kind == CellKind::velocity_boundary || kind == CellKind::pressure_boundary) {
         const BoundaryValue& b = boundaries[flags::id(fl)];
-        regularize<L>(f, kind, b, T(b.profile_axis < 0 ? 1.0 : b.profile(coordinate(v, b.profile_axis))));
+        T profile = T(1);
+        if (b.profiled()) {
+          const double s[3] = {double(coordinate(v, 0)), double(coordinate(v, 1)), double(coordinate(v, 2))};
+          profile = T(b.profile(s));
+        }
+        regularize<L>(f, kind, b, profile);
       }
     }
   }

@@ -1,26 +1,32 @@
 #pragma once
 /// \file cylinder.hpp
 /// Flow around a cylinder in a channel, the DFG benchmark of Schäfer & Turek (1996): cases 2D-1
-/// (Re 20, steady) and 2D-2 (Re 100, periodic). Channel H = 0.41 by L = 2.2, cylinder of
-/// diameter 0.1 centred at (0.2, 0.2), parabolic inflow of maximum U_max (mean 2/3 U_max),
-/// nu = 0.001, outlet at fixed pressure, no-slip top and bottom; scaled so that D voxels span the
+/// (Re 20, steady) and 2D-2 (Re 100, periodic) in a channel H = 0.41 by L = 2.2 with the
+/// cylinder of diameter 0.1 centred at (0.2, 0.2) and a parabolic inflow of maximum U_max (mean
+/// 2/3 U_max); and 3D-1Z (Re 20, steady) and 3D-2Z (Re 100, periodic) in a channel of square
+/// cross-section H x H = 0.41 x 0.41 and length 2.5, the cylinder spanning it along z with its
+/// axis at (0.5, 0.2), and the inflow 16 U_m y z (H - y)(H - z) / H^4 (mean 4/9 U_m). Always
+/// nu = 0.001, outlet at fixed pressure, no-slip channel walls; scaled so that D voxels span the
 /// diameter.
 ///
 /// Lattice: voxel column i sits at x = i dx (dx = 0.1 / D) with the regularized velocity inlet
-/// at i = 0 and the regularized pressure outlet at i = 22 D. Rows j = 1 .. round(4.1 D) are
-/// fluid, at y = (j - 1/2) dx, between half-way bounce-back walls in rows 0 and ny - 1. The
-/// cylinder is a curved wall (curved_wall.hpp): its voxels inside the circle are solid and its
-/// surface cuts their links at the analytic fractions; or (`immersed`) all voxels are fluid and
-/// Lagrangian markers on the circle hold it by direct-forcing immersed boundaries
-/// (immersed_boundary.hpp).
+/// at i = 0 and the regularized pressure outlet at i = L / dx. Rows j = 1 .. round(4.1 D) are
+/// fluid, at y = (j - 1/2) dx, between half-way bounce-back walls in rows 0 and ny - 1; in 3D
+/// the layers k along z alike. The cylinder is a curved wall (curved_wall.hpp): its voxels
+/// inside the circle are solid and its surface cuts their links at the analytic fractions; or
+/// (`immersed`) all voxels are fluid and Lagrangian markers on the circle (in 3D one ring per
+/// layer) hold it by direct-forcing immersed boundaries (immersed_boundary.hpp).
 
 #include <karman/lbm/curved_wall.hpp>
 #include <karman/lbm/delta_kernel.hpp>
 #include <karman/lbm/solver_setup.hpp>
 
+#include <string>
+
 namespace karman::lbm::cases {
 
-/// The immersed-boundary cylinder (`--wall ib`): markers on a circle, no solid voxels.
+/// The immersed-boundary cylinder (`--wall ib`): markers on a circle (in 3D one ring per layer of
+/// voxels along the axis), no solid voxels.
 struct ImmersedCylinder {
   bool enabled = false;
   DeltaKernel kernel = DeltaKernel::roma3;
@@ -29,15 +35,24 @@ struct ImmersedCylinder {
   /// about this much further out (Breugem, J. Comput. Phys. 231, 4469 (2012): 0.3 voxel
   /// with the 3-point kernel and multi-direct forcing).
   double retraction = 0.3;
-  /// Marker spacing along the circle in voxels (about one: Uhlmann 2005).
+  /// Marker spacing along the circle in voxels (about one: Uhlmann 2005); in 3D the rings are
+  /// one voxel apart.
   double spacing = 1.0;
 };
 
 /// Which benchmark case.
 enum class CylinderCase {
-  steady_2d1,    ///< 2D-1: U_max = 0.3, Re = 20, steady
-  periodic_2d2,  ///< 2D-2: U_max = 1.5, Re = 100, periodic vortex shedding
+  steady_2d1,     ///< 2D-1: U_max = 0.3, Re = 20, steady
+  periodic_2d2,   ///< 2D-2: U_max = 1.5, Re = 100, periodic vortex shedding
+  steady_3d1z,    ///< 3D-1Z: U_m = 0.45, Re = 20, steady
+  periodic_3d2z,  ///< 3D-2Z: U_m = 2.25, Re = 100, periodic
 };
+
+/// The option name of a case: "2d-1", "2d-2", "3d-1z", "3d-2z".
+const char* cylinder_case_name(CylinderCase c);
+
+/// The case of an option name; throws karman::Error naming the accepted ones.
+CylinderCase cylinder_case_from_name(const std::string& name);
 
 /// Parameters of a cylinder run.
 struct CylinderParams {
@@ -49,28 +64,40 @@ struct CylinderParams {
   ImmersedCylinder immersed;  ///< enabled: immersed boundaries instead of `wall`
 };
 
-/// Benchmark numbers of a case (Schäfer & Turek 1996 §2; refdata/schaefer_turek_2d.csv).
+/// Benchmark numbers of a case (Schäfer & Turek 1996 §2; tests/validation/refdata).
 struct CylinderBenchmark {
-  double max_velocity;   ///< U_max of the inflow
-  double mean_velocity;  ///< U_mean = 2/3 U_max
-  double reynolds;       ///< U_mean D / nu
+  int dimension;          ///< 2 or 3
+  bool steady;            ///< a steady case (2D-1, 3D-1Z) rather than a periodic one
+  double channel_length;  ///< L: 2.2 in 2D, 2.5 in 3D
+  double centre_x;        ///< x of the cylinder's axis: 0.2 in 2D, 0.5 in 3D
+  double max_velocity;    ///< U_max of the inflow
+  double mean_velocity;   ///< U_mean: 2/3 U_max in 2D, 4/9 U_max in 3D
+  double reynolds;        ///< U_mean D / nu
+  /// k of the fully developed flow's pressure gradient G = k rho nu U_mean / H^2: 12 between
+  /// plates; 28.454 in a square duct (Shah & London 1978, f Re = 14.227 with the hydraulic
+  /// diameter H).
+  double friction;
 };
-inline constexpr double cylinder_channel_length = 2.2, cylinder_channel_height = 0.41, cylinder_diameter = 0.1,
-                        cylinder_centre_x = 0.2, cylinder_viscosity = 0.001;
+inline constexpr double cylinder_channel_height = 0.41, cylinder_diameter = 0.1, cylinder_viscosity = 0.001;
 
-/// U_max, U_mean and Re of a case.
+/// Geometry, U_max, U_mean and Re of a case.
 CylinderBenchmark cylinder_benchmark(CylinderCase c);
 
 /// The lattice a set of parameters gives.
 struct CylinderLattice {
-  int nx = 0, ny = 0;         ///< box, inlet/outlet columns and wall rows included
-  double dx = 0;              ///< benchmark length of a voxel
-  double dt = 0;              ///< benchmark time of a step
-  double mean_velocity = 0;   ///< U_mean in lattice units
-  double viscosity = 0;       ///< nu in lattice units
-  double centre[2] = {0, 0};  ///< cylinder centre in voxel coordinates
-  double radius = 0;          ///< D / 2 in voxels
-  int fluid_rows = 0;         ///< rows between the walls
+  int dimension = 2;           ///< 2 or 3
+  int nx = 0, ny = 0, nz = 1;  ///< box, inlet/outlet columns and wall rows (3D: wall layers) included
+  double dx = 0;               ///< benchmark length of a voxel
+  double dt = 0;               ///< benchmark time of a step
+  double mean_velocity = 0;    ///< U_mean in lattice units
+  double viscosity = 0;        ///< nu in lattice units
+  double centre[2] = {0, 0};   ///< cylinder centre (3D: its axis) in voxel coordinates (x, y)
+  double radius = 0;           ///< D / 2 in voxels
+  int fluid_rows = 0;          ///< rows between the walls (3D: also layers along z)
+  /// Voxel coordinate z of the channel's middle plane, z = H / 2 (0 in 2D).
+  double middle_z = 0;
+  /// Length of the cylinder in voxels: 1 in 2D (forces per voxel of span), the fluid layers in 3D.
+  double span = 1;
 };
 
 /// Lattice of a parameter set (no checks).
