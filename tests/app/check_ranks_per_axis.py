@@ -72,9 +72,17 @@ with tempfile.TemporaryDirectory() as tmp:
         if blocks is not None:
             if blocks["decomposition"] != {"kind": "blocks", "process_grid": expected_grid}:
                 failures.append(f"{dim}D {grid}: decomposition {blocks['decomposition']}")
-            edges = [r["by_neighbour_kind"]["edge"]["messages_sent_per_step"] for r in blocks["comm"]["per_rank"]]
-            if len(edges) != 4 or min(edges) <= 0:
-                failures.append(f"{dim}D {grid}: edge messages per rank {edges}")
+            # Table III per neighbour kind: every block of a closed 2x2 grid has two face neighbours
+            # and one diagonal (an edge), one message each; a face carries the populations crossing
+            # it over the block's side (D3Q19: 5 of 8 x 16 voxels, D2Q9: 3 of 12), the edge one
+            # population over 16 voxels (a line along z) or 1 (2D).
+            face_values, edge_values = (2 * 5 * 8 * 16, 16) if dim == 3 else (2 * 3 * 12, 1)
+            expected = {"face": [2, face_values], "edge": [1, edge_values], "corner": [0, 0]}
+            for r in blocks["comm"]["per_rank"]:
+                counts = {k: [v["messages_sent_per_step"], v["values_sent_per_step"]]
+                          for k, v in r["by_neighbour_kind"].items()}
+                if counts != expected:
+                    failures.append(f"{dim}D {grid}: rank {r['rank']} sends {counts}, expected {expected}")
         slabs = results.get("slabs 4")
         if slabs is not None and slabs["decomposition"]["kind"] != "slabs":
             failures.append(f"{dim}D slabs: decomposition {slabs['decomposition']}")
