@@ -182,7 +182,22 @@ class SolverCore : public FlowSolver {
     } else {
       compute_moments<StepKind::aa_even>(out);
     }
-    return in_box_order(out);
+    if (m_box_order.extent(0) == 0) return out;
+    // A block's owned voxels in owned_box() order. Here, not in a private helper: CUDA's
+    // extended lambdas must not sit in a private or protected member function.
+    const index_t n = owned.size();
+    MomentFields ordered{Kokkos::View<double*>("karman::rho", n),
+                         Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", n, 3)};
+    const auto order = m_box_order;
+    const execution_space in_order;
+    Kokkos::parallel_for(
+        "karman::moments_in_box_order", Kokkos::RangePolicy<execution_space>(in_order, 0, n),
+        KOKKOS_LAMBDA(const index_t v) {
+          ordered.rho(order(v)) = out.rho(v);
+          for (int d = 0; d < 3; ++d) ordered.u(order(v), d) = out.u(v, d);
+        });
+    compat::fence(in_order, "karman::moments_ordered");
+    return ordered;
   }
 
   double local_mass() override { return total_density(moments()); }
@@ -551,25 +566,6 @@ class SolverCore : public FlowSolver {
     const execution_space in_order;
     for_each("karman::moments", m_part.owned(), in_order, kernel);
     compat::fence(in_order, "karman::moments_done");
-  }
-
-  /// `m` in owned_box() order: unchanged where memory order is that order already.
-  MomentFields in_box_order(const MomentFields& m) const {
-    if (m_box_order.extent(0) == 0) return m;
-    const index_t n = index_t(m.rho.extent(0));
-    MomentFields out{Kokkos::View<double*>("karman::rho", n),
-                     Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", n, 3)};
-    const auto order = m_box_order;
-    const MomentFields from = m;
-    const execution_space in_order;
-    Kokkos::parallel_for(
-        "karman::moments_in_box_order", Kokkos::RangePolicy<execution_space>(in_order, 0, n),
-        KOKKOS_LAMBDA(const index_t v) {
-          out.rho(order(v)) = from.rho(v);
-          for (int d = 0; d < 3; ++d) out.u(order(v), d) = from.u(v, d);
-        });
-    compat::fence(in_order, "karman::moments_ordered");
-    return out;
   }
 
   /// Equilibrium of the initial state, stored as post-collision values where the first step
