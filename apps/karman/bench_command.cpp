@@ -81,9 +81,10 @@ void run_scaling_mode(const CommandState& state) {
   const auto records = run_scaling(state.options, state.scaling);
   for (const auto& r : records) {
     if (r.per_rank.empty()) continue;  // only rank 0 holds the gathered lines
-    std::printf("%s %s/%s/%s/%s/%s: %d rank(s), box %dx%dx%d, %.1f MLUPS total, %.1f MLUPS per rank\n", r.mode.c_str(),
-                r.lattice.c_str(), r.precision.c_str(), r.layout.c_str(), r.pattern.c_str(), r.collision.c_str(),
-                r.ranks, r.global.nx, r.global.ny, r.global.nz, r.mlups_total, r.mlups_total / r.ranks);
+    std::printf("%s %s/%s/%s/%s/%s: %d rank(s) as %dx%dx%d, box %dx%dx%d, %.1f MLUPS total, %.1f MLUPS per rank\n",
+                r.mode.c_str(), r.lattice.c_str(), r.precision.c_str(), r.layout.c_str(), r.pattern.c_str(),
+                r.collision.c_str(), r.ranks, r.process_grid[0], r.process_grid[1], r.process_grid[2], r.global.nx,
+                r.global.ny, r.global.nz, r.mlups_total, r.mlups_total / r.ranks);
     for (const auto& p : r.per_rank) {
       std::printf("  rank %d: %.1f MLUPS, exchange %.4f s, hidden %.2f, %.0f messages / %.0f values per step\n", p.rank,
                   p.mlups, p.exchange_seconds, p.hidden_fraction, p.messages_sent_per_step, p.values_sent_per_step);
@@ -222,6 +223,8 @@ void add_bench_command(CLI::App& app) {
       ->transform(CLI::CheckedTransformer(std::map<std::string, bool>{{"on", true}, {"off", false}}))
       ->default_str("on");
   cmd->add_flag("--halo-pack", state->scaling.halo_pack, "With --scaling: pack halos into one buffer per neighbour");
+  cmd->add_option("--ranks-per-axis", state->scaling.ranks_per_axis,
+                  "With --scaling: Cartesian blocks of AxBxC ranks (2D: AxB), or auto; default: slabs");
   cmd->add_option("--mpi-gpu-aware", state->scaling.gpu_aware, "With --scaling: auto|on|off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
   cmd->callback([state] { run(*state); });

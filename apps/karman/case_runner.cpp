@@ -15,6 +15,7 @@
 #include <karman/lbm/variants.hpp>
 
 #if KARMAN_ENABLE_MPI
+#include <karman/comm/cartesian_decomposition.hpp>
 #include <karman/comm/comm_stats.hpp>
 #include <karman/comm/gpu_aware.hpp>
 #endif
@@ -68,6 +69,31 @@ HostSlab to_host(const lbm::MomentFields& m) {
   return s;
 }
 
+/// Every rank's owned box, on every rank (a collective call).
+std::vector<lbm::OwnedBox> gather_boxes(const comm::Ranks& ranks, const lbm::OwnedBox& mine) {
+  const std::vector<long long> all = ranks.all_gather(
+      {mine.begin[0], mine.begin[1], mine.begin[2], mine.extents.nx, mine.extents.ny, mine.extents.nz});
+  std::vector<lbm::OwnedBox> boxes(all.size() / 6, mine);
+  for (std::size_t r = 0; r < boxes.size(); ++r) {
+    for (std::size_t a = 0; a < 3; ++a) boxes[r].begin[a] = int(all[6 * r + a]);
+    boxes[r].extents = {int(all[6 * r + 3]), int(all[6 * r + 4]), int(all[6 * r + 5])};
+  }
+  return boxes;
+}
+
+/// Every rank's owned values (in its box's order) on rank 0 in global order, x fastest; empty on
+/// the other ranks. Slabs arrive in global order already; a block's values are placed by its box.
+std::vector<double> gather_in_global_order(const comm::Ranks& ranks, const std::vector<lbm::OwnedBox>& boxes,
+                                           const std::vector<double>& mine) {
+  std::vector<double> all = ranks.gather(mine);
+  if (!ranks.root() || boxes.empty() || boxes.front().is_slab()) return all;
+  std::vector<double> out(all.size());
+  std::size_t at = 0;
+  for (const lbm::OwnedBox& box : boxes)
+    for (index_t k = 0; k < box.size(); ++k) out[std::size_t(box.global_index(k))] = all[at++];
+  return out;
+}
+
 /// The signal that asked the run to stop (SIGTERM, SIGINT), 0 while none did. The handler only
 /// records it; the time loop polls it at step boundaries and the ranks agree by a reduction.
 volatile std::sig_atomic_t stop_signal = 0;
@@ -118,7 +144,7 @@ int ranks_on_this_node() {
 }
 
 /// Refuses a run whose populations would not fit, before anything is allocated: the estimate
-/// counts the lattices (one AA, two AB) with their halo planes, the flags and the moments.
+/// counts the lattices (one AA, two AB) with their halos, the flags and the moments.
 void check_memory(const lbm::SolverSetup& setup, int ranks) {
   const auto& v = setup.variant;
   const double q = lbm::lattice_populations(v.lattice);
@@ -127,7 +153,16 @@ void check_memory(const lbm::SolverSetup& setup, int ranks) {
   const Extents& g = setup.global;
   const int axis_planes = g.nz > 1 ? g.nz : g.ny;
   const double plane = g.nz > 1 ? double(g.nx) * g.ny : double(g.nx);
-  const double voxels_per_rank = (std::ceil(double(axis_planes) / ranks) + 2) * plane;
+  double voxels_per_rank = (std::ceil(double(axis_planes) / ranks) + 2) * plane;
+  if (setup.process_grid[0] > 0) {
+    // A block: the largest share along each axis, with a halo on both sides where cut (and
+    // along the slab axis, which keeps its halo, cartesian_partition.hpp).
+    voxels_per_rank = 1;
+    for (int a = 0; a < 3; ++a) {
+      const int n = g.extent(a), d = setup.process_grid[std::size_t(a)];
+      voxels_per_rank *= std::ceil(double(n) / d) + (d > 1 || a == g.slab_axis() ? 2 : 0);
+    }
+  }
   const double bytes_per_voxel = q * value_bytes * lattices + 4 + 2 * 32;
   const double need = voxels_per_rank * bytes_per_voxel;
   const auto info = backend_info();
@@ -182,7 +217,7 @@ constexpr double max_sane_density = 10.0;
 /// Collective: the first owned voxel (in global order) whose density or velocity is not finite
 /// or whose density lies outside [0, max_sane_density]. One reduction kernel over the moments
 /// the check has computed anyway.
-Divergence find_divergence(const comm::Ranks& ranks, const lbm::MomentFields& m, const SlabPartition& part) {
+Divergence find_divergence(const comm::Ranks& ranks, const lbm::MomentFields& m, const lbm::OwnedBox& box) {
   const auto rho = m.rho;
   const auto u = m.u;
   long long first = LLONG_MAX;
@@ -196,9 +231,10 @@ Divergence find_divergence(const comm::Ranks& ranks, const lbm::MomentFields& m,
         if (bad && i < found) found = i;
       },
       Kokkos::Min<long long>(first));
-  const Extents& g = part.global();
-  const double plane = g.nz > 1 ? double(g.nx) * g.ny : double(g.nx);
-  const double local_first = first == LLONG_MAX ? -1.0 : double(part.owned_begin()) * plane + double(first);
+  // Box order and global order agree within a box (both z, y, x lexicographic), so the box's
+  // first bad voxel is its first in global order.
+  const Extents& g = box.global;
+  const double local_first = first == LLONG_MAX ? -1.0 : double(box.global_index(first));
   // The lowest global index wins: maximise its negation (no bad voxel: -1 -> +1, never chosen).
   const double global_first = -ranks.max(local_first < 0 ? -std::numeric_limits<double>::max() : -local_first);
   Divergence d;
@@ -236,16 +272,14 @@ Divergence find_divergence(const comm::Ranks& ranks, const lbm::MomentFields& m,
 /// stored word is the precision's encoding of NaN: FP16C has none and saturates, which the run
 /// reports as a density out of range.
 void inject_nan(lbm::FlowSolver& solver, const std::string& precision) {
-  const auto& part = solver.partition();
-  const Extents& g = part.global();
-  const int axis_planes = g.nz > 1 ? g.nz : g.ny;
-  const int centre_plane = axis_planes / 2;
-  if (centre_plane < part.owned_begin() || centre_plane >= part.owned_begin() + part.owned_planes()) return;
-  const long long plane = g.nz > 1 ? static_cast<long long>(g.nx) * g.ny : g.nx;
-  const long long in_plane = g.nz > 1 ? static_cast<long long>(g.ny / 2) * g.nx + g.nx / 2 : g.nx / 2;
-  const long long voxel = (centre_plane - part.owned_begin()) * plane + in_plane;
+  const lbm::OwnedBox box = solver.owned_box();
+  const Extents& g = box.global;
+  const int centre[3] = {g.nx / 2, g.ny / 2, g.nz / 2};
+  for (std::size_t a = 0; a < 3; ++a)
+    if (centre[a] < box.begin[a] || centre[a] >= box.begin[a] + box.extents.extent(int(a))) return;
+  const index_t voxel = box.extents.index(centre[0] - box.begin[0], centre[1] - box.begin[1], centre[2] - box.begin[2]);
   const std::size_t q = std::size_t(solver.populations()), size = std::size_t(solver.population_size());
-  std::vector<std::byte> populations(std::size_t(part.owned_planes()) * std::size_t(plane) * q * size);
+  std::vector<std::byte> populations(std::size_t(box.size()) * q * size);
   solver.save_populations(populations.data());
   lbm::dispatch<lbm::Precisions>(precision, [&](auto tag) {
     using P = lbm::precision_t<lbm::tag_type<decltype(tag)>>;
@@ -395,6 +429,7 @@ class CaseRun {
     }
     setup.rank = m_ranks.rank();
     setup.ranks = m_ranks.size();
+    m_checkpoints_possible = m_options.ranks_per_axis.empty();
     setup.overlap = m_options.overlap;
     setup.schedule = m_options.schedule == "fused" ? lbm::Schedule::fused : lbm::Schedule::split;
     setup.communicator = m_ranks;
@@ -424,7 +459,8 @@ class CaseRun {
                               {"output_every", m_options.output_every},
                               {"checkpoint_every", m_options.checkpoint_every},
                               {"checkpoint_interval", m_options.checkpoint_interval},
-                              {"ranks", m_ranks.size()}};
+                              {"ranks", m_ranks.size()},
+                              {"ranks_per_axis", m_options.ranks_per_axis}};
   }
 
   /// The boundaries and the geometry's fingerprint (one pass over the box) only when a checkpoint
@@ -443,6 +479,7 @@ class CaseRun {
     m_ranks.run([&] { validate(); });
     auto built = m_ranks.run([&] {
       auto s = lbm::make_solver(m_setup);
+      const bool slabs = s->owned_box().is_slab();
       if (m_options.overwrite && m_ranks.root()) io::remove_earlier_run_files(m_dir);
       io::prepare_output_directory(m_dir);
       io::BoxGeometry box{m_setup.global,
@@ -450,17 +487,21 @@ class CaseRun {
                           {m_def.origin[0], m_def.origin[1], m_def.origin[2]}};
       // --no-fields runs hold no writer, so they also run where this karman has no HDF5.
       std::unique_ptr<io::FieldWriter> w;
-      if (!m_options.no_fields) {
+      if (!m_options.no_fields && slabs) {
 #if KARMAN_ENABLE_MPI
         w = std::make_unique<io::FieldWriter>(m_dir, box, m_names, m_ranks.comm());
 #else
         w = std::make_unique<io::FieldWriter>(m_dir, box, m_names);
 #endif
+      } else if (!m_options.no_fields && m_ranks.root()) {
+        // Blocks: the fields are gathered in global order and rank 0 writes them (write_fields).
+        w = std::make_unique<io::FieldWriter>(m_dir, box, m_names);
       }
       return std::make_pair(std::move(s), std::move(w));
     });
     m_solver = std::move(built.first);
     m_writer = std::move(built.second);
+    m_boxes = gather_boxes(m_ranks, m_solver->owned_box());
     if (!m_candidates.empty()) {
       const CheckpointManifest loaded = load_checkpoint(m_ranks, m_candidates, *m_solver);
       m_restarted_from = {{"checkpoint", loaded.directory.string()}, {"step", loaded.step}};
@@ -488,6 +529,15 @@ class CaseRun {
     const std::string& name = m_def.name;
     try {
       validate_run_options(m_options);
+      if (!m_options.ranks_per_axis.empty()) {
+#if KARMAN_ENABLE_MPI
+        m_setup.process_grid = m_options.ranks_per_axis == "auto"
+                                   ? comm::default_process_grid(m_ranks.size(), m_dim)
+                                   : comm::parse_process_grid(m_options.ranks_per_axis, m_ranks.size(), m_dim);
+#else
+        throw Error("--ranks-per-axis " + m_options.ranks_per_axis + " needs a build with MPI (KARMAN_ENABLE_MPI=ON)");
+#endif
+      }
     } catch (const Error& e) {
       throw Error("karman " + name + ": " + e.what());
     }
@@ -522,9 +572,23 @@ class CaseRun {
   }
 
   void write_fields(const lbm::MomentFields& m) {
-    const SlabPartition& part = m_solver->partition();
-    const HostSlab h = to_host(m);
-    io::FieldSlab slab{part.owned_begin(), part.owned_planes(), {}};
+    const lbm::OwnedBox box = m_solver->owned_box();
+    const int axis = box.global.slab_axis();
+    HostSlab h = to_host(m);
+    if (!box.is_slab()) {
+      // Blocks: rank 0 writes the whole box, gathered in global order.
+      h.rho = gather_in_global_order(m_ranks, m_boxes, h.rho);
+      for (int d = 0; d < m_dim; ++d) h.u[d] = gather_in_global_order(m_ranks, m_boxes, h.u[d]);
+      m_ranks.run([&] {
+        if (!m_ranks.root()) return;
+        io::FieldSlab slab{0, box.global.extent(axis), {}};
+        slab.datasets.push_back({h.rho.data(), h.rho.size()});
+        for (int d = 0; d < m_dim; ++d) slab.datasets.push_back({h.u[d].data(), h.u[d].size()});
+        m_writer->write(int(m_solver->steps()), double(m_solver->steps()), slab);
+      });
+      return;
+    }
+    io::FieldSlab slab{box.begin[std::size_t(axis)], box.extents.extent(axis), {}};
     slab.datasets.push_back({h.rho.data(), h.rho.size()});
     for (int d = 0; d < m_dim; ++d) slab.datasets.push_back({h.u[d].data(), h.u[d].size()});
     // A failure on any rank is a CollectiveError on every rank: all leave through main with one
@@ -584,7 +648,7 @@ class CaseRun {
   /// The time steps until the target or a steady state; 0, or the exit code that ends the run
   /// early (divergence, stop signal).
   int loop() {
-    const SlabPartition& part = m_solver->partition();
+    const lbm::OwnedBox box = m_solver->owned_box();
     const double global_voxels = double(m_setup.global.size());
     // After a restart on a check step the monitor's snapshot is the one the interrupted run held.
     if (!m_candidates.empty() && m_options.until_steady > 0 && m_first_step % m_check_every == 0) {
@@ -605,8 +669,10 @@ class CaseRun {
     }
     if (m_options.output_every > 0 && !m_candidates.empty()) {
       m_ranks.run([&] {
-        m_writer->adopt_earlier_steps(int(m_first_step), int(m_options.output_every),
-                                      io::FieldSlab{part.owned_begin(), part.owned_planes(), {}});
+        m_writer->adopt_earlier_steps(
+            int(m_first_step), int(m_options.output_every),
+            io::FieldSlab{
+                box.begin[std::size_t(box.global.slab_axis())], box.extents.extent(box.global.slab_axis()), {}});
       });
     }
     while (m_solver->steps() < m_target && !m_steady) {
@@ -634,12 +700,14 @@ class CaseRun {
       if (step == m_options.inject_nan) inject_nan(*m_solver, m_options.variant.precision);
       const bool check = step % m_check_every == 0 || step == m_target;
       const bool output = m_options.output_every > 0 && step % m_options.output_every == 0;
-      const bool checkpoint = (m_options.checkpoint_every > 0 && step % m_options.checkpoint_every == 0) ||
-                              (pending != 0 && m_solver->populations_complete());
+      const bool stop_now = (pending & stop_flag) != 0 && m_solver->populations_complete();
+      const bool checkpoint =
+          m_checkpoints_possible && ((m_options.checkpoint_every > 0 && step % m_options.checkpoint_every == 0) ||
+                                     (pending != 0 && m_solver->populations_complete()));
       if (check || output || checkpoint) {
         const auto m = m_solver->moments();
         // Nothing is written from a diverged state: the check comes first.
-        const Divergence d = find_divergence(m_ranks, m, part);
+        const Divergence d = find_divergence(m_ranks, m, box);
         if (d.found) return diverged(d);
         if (check) {
           const auto u = flatten(m);
@@ -657,13 +725,18 @@ class CaseRun {
         if (output) write_fields(m);
         if (checkpoint) write_checkpoint_now();
       }
-      if (checkpoint && (pending & stop_flag) != 0) {
+      if (stop_now) {
         const int signal = int(m_ranks.max(double(stop_signal)));
-        if (m_ranks.root()) {
+        if (m_ranks.root() && checkpoint) {
           std::fprintf(stderr,
                        "karman: stopped by %s after step %ld; checkpoint written to %s/checkpoints. Continue with "
                        "the same command and --restart latest (exit code %d)\n",
                        signal == SIGINT ? "SIGINT" : "SIGTERM", step, m_dir.c_str(), exit_signal_offset + signal);
+        } else if (m_ranks.root()) {
+          std::fprintf(stderr,
+                       "karman: stopped by %s after step %ld; no checkpoint (--ranks-per-axis runs write none) "
+                       "(exit code %d)\n",
+                       signal == SIGINT ? "SIGINT" : "SIGTERM", step, exit_signal_offset + signal);
         }
         return exit_signal_offset + signal;
       }
@@ -687,18 +760,19 @@ class CaseRun {
   /// Final fields (the writer's file, then the global fields on rank 0 for the case's outputs),
   /// summary.json; the exit code.
   int finish() {
-    const SlabPartition& part = m_solver->partition();
     const double global_voxels = double(m_setup.global.size());
     const auto final_moments = m_solver->moments();
-    const Divergence final_check = find_divergence(m_ranks, final_moments, part);
+    const Divergence final_check = find_divergence(m_ranks, final_moments, m_solver->owned_box());
     if (final_check.found) return diverged(final_check);
     if (!m_options.no_fields && (m_options.output_every == 0 || m_solver->steps() % m_options.output_every != 0)) {
       write_fields(final_moments);
     }
     const double mass = m_ranks.sum(lbm::total_density(final_moments));
     const HostSlab h = to_host(final_moments);
-    GlobalFields global{m_setup.global, m_ranks.gather(h.rho), m_ranks.gather(h.u[0]), m_ranks.gather(h.u[1]),
-                        m_ranks.gather(h.u[2])};
+    GlobalFields global{m_setup.global, gather_in_global_order(m_ranks, m_boxes, h.rho),
+                        gather_in_global_order(m_ranks, m_boxes, h.u[0]),
+                        gather_in_global_order(m_ranks, m_boxes, h.u[1]),
+                        gather_in_global_order(m_ranks, m_boxes, h.u[2])};
     const long steps_here = long(m_solver->steps()) - m_first_step;
     const double mlups = m_compute_seconds > 0 ? global_voxels * double(steps_here) / m_compute_seconds / 1e6 : 0.0;
     const bool unconverged = m_options.until_steady > 0 && !m_steady;
@@ -741,6 +815,7 @@ class CaseRun {
                       {"output", m_options.output},
                       {"output_every", m_options.output_every},
                       {"overlap", m_options.overlap},
+                      {"ranks_per_axis", m_options.ranks_per_axis},
                       {"schedule", m_options.schedule},
                       {"mpi_gpu_aware", m_options.mpi_gpu_aware},
                       {"halo_pack", m_options.halo_pack},
@@ -749,6 +824,10 @@ class CaseRun {
                       {"checkpoint_interval", m_options.checkpoint_interval}};
     summary["tau"] = 1.0 / m_setup.relaxation.omega;
     summary["extents"] = {m_setup.global.nx, m_setup.global.ny, m_setup.global.nz};
+    // Ranks along x, y, z: 1x1xN (1xN in 2D) for slabs, the --ranks-per-axis grid for blocks.
+    const lbm::OwnedBox box = m_solver->owned_box();
+    summary["decomposition"] = {{"kind", m_setup.process_grid[0] > 0 ? "blocks" : "slabs"},
+                                {"process_grid", {box.grid[0], box.grid[1], box.grid[2]}}};
     summary["steps_run"] = m_solver->steps();
     summary["steady"] = m_steady;
     summary["final_residual"] = std::isfinite(m_residual) ? nlohmann::json(m_residual) : nlohmann::json(nullptr);
@@ -819,6 +898,8 @@ class CaseRun {
   std::vector<std::string> m_restart_notes;
   nlohmann::json m_restarted_from;
   std::unique_ptr<lbm::FlowSolver> m_solver;
+  std::vector<lbm::OwnedBox> m_boxes;         ///< every rank's owned box (gathers in global order)
+  bool m_checkpoints_possible = true;         ///< false on Cartesian blocks: checkpoint files hold slabs
   std::unique_ptr<io::FieldWriter> m_writer;  ///< none with --no-fields
   long m_first_step = 0;
   lbm::SteadyStateMonitor m_monitor;

@@ -95,14 +95,16 @@ void prune(const fs::path& output, int keep) {
 void write_rank_files_and_manifest(const comm::Ranks& ranks, const fs::path& output, lbm::FlowSolver& solver,
                                    const nlohmann::json& configuration, int keep, const fs::path& directory,
                                    io::CheckpointSlab& slab) {
-  const auto& part = solver.partition();
+  const lbm::OwnedBox box = solver.owned_box();
   const long long step = solver.steps();
   ranks.run([&] {
-    const Extents& global = part.global();
+    const Extents& global = box.global;
+    const int axis = global.slab_axis();
+    if (!box.is_slab()) throw Error("checkpoint: the files hold slabs; this run's ranks own Cartesian blocks");
     slab.step = step;
     slab.global_extents = {global.nx, global.ny, global.nz};
-    slab.slab_begin = part.owned_begin();
-    slab.slab_planes = part.owned_planes();
+    slab.slab_begin = box.begin[std::size_t(axis)];
+    slab.slab_planes = box.extents.extent(axis);
     slab.components = solver.populations();
     slab.value_size = solver.population_size();
     slab.configuration = configuration.dump();
@@ -230,22 +232,24 @@ std::vector<CheckpointManifest> restart_candidates(const std::string& what, cons
 
 CheckpointManifest load_checkpoint(const comm::Ranks& ranks, const std::vector<CheckpointManifest>& candidates,
                                    lbm::FlowSolver& solver) {
-  const auto& part = solver.partition();
-  const Extents& global = part.global();
+  const lbm::OwnedBox box = solver.owned_box();
+  const Extents& global = box.global;
+  const int axis = global.slab_axis();
   const std::vector<long long> extents = {global.nx, global.ny, global.nz};
   const index_t plane_voxels = global.plane_size();
   const std::size_t plane_bytes =
       std::size_t(plane_voxels) * std::size_t(solver.populations()) * std::size_t(solver.population_size());
-  const int begin = part.owned_begin(), end = part.owned_begin() + part.owned_planes();
+  const int begin = box.begin[std::size_t(axis)], planes = box.extents.extent(axis), end = begin + planes;
   std::string reasons;
-  const std::size_t owned_voxels = std::size_t(plane_voxels) * std::size_t(part.owned_planes());
+  const std::size_t owned_voxels = std::size_t(plane_voxels) * std::size_t(planes);
   for (const CheckpointManifest& candidate : candidates) {
-    std::vector<std::byte> buffer(plane_bytes * std::size_t(part.owned_planes()));
+    std::vector<std::byte> buffer(plane_bytes * std::size_t(planes));
     std::vector<lbm::flag_t> stored_flags(owned_voxels);
     try {
       ranks.run([&] {
         const std::string where = "checkpoint '" + candidate.directory.string() + "'";
         const auto& m = candidate.document;
+        if (!box.is_slab()) throw Error(where + ": its files hold slabs; this run's ranks own Cartesian blocks");
         if (m.at("global_extents").get<std::vector<long long>>() != extents) {
           throw Error(where + ": box " + m.at("global_extents").dump() + ", this run's " +
                       nlohmann::json(extents).dump());

@@ -115,6 +115,9 @@ void add_run_options(CLI::App& command, RunOptions& o) {
   command.add_option("--overlap", o.overlap, "Overlap the MPI halo exchange with interior work (on|off)")
       ->transform(CLI::CheckedTransformer(std::map<std::string, bool>{{"on", true}, {"off", false}}))
       ->default_str("on");
+  command.add_option("--ranks-per-axis", o.ranks_per_axis,
+                     "MPI: cut the box into Cartesian blocks, AxBxC ranks along x, y, z (2D: AxB; the product is the "
+                     "rank count), or auto (MPI_Dims_create); default: slabs along the slowest axis (docs/scaling.md)");
   command.add_option("--mpi-gpu-aware", o.mpi_gpu_aware, "Hand device buffers to MPI directly: auto|on|off")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
@@ -161,6 +164,11 @@ void validate_run_options(const RunOptions& o) {
   if (!lbm::collision_has_moment_rates(o.variant.collision.name()) &&
       (o.bulk_rate != 1.0 || o.high_order_rate != 1.0)) {
     throw Error("--bulk-rate and --high-order-rate apply to --collision mrt or cm, not " + o.variant.collision.name());
+  }
+  if (!o.ranks_per_axis.empty() && (o.checkpoint_every > 0 || o.checkpoint_interval > 0 || !o.restart.empty())) {
+    throw Error("--ranks-per-axis " + o.ranks_per_axis +
+                " with --checkpoint-every, --checkpoint-interval or --restart: checkpoints are written and read "
+                "by slabs only; leave --ranks-per-axis out");
   }
   if (o.force && o.restart.empty()) throw Error("--force only applies with --restart");
   if (o.overwrite && !o.restart.empty()) {

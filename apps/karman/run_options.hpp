@@ -22,6 +22,7 @@ struct RunOptions {
   std::string output = "karman-output";  ///< output directory
   long output_every = 0;                 ///< write fields every K steps (0: only at the end)
   bool overlap = true;                   ///< overlap halo exchange with interior work (MPI)
+  std::string ranks_per_axis;            ///< Cartesian process grid "AxBxC" ("AxB" in 2D) or "auto"; empty: slabs
   std::string mpi_gpu_aware = "auto";    ///< auto | on | off
   bool no_fields = false;                ///< skip HDF5 field output (benchmark runs)
   bool halo_pack = false;                ///< pack halos into one buffer per neighbour (SoA + pack)

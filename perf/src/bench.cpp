@@ -135,7 +135,7 @@ BenchRecord run_variant(const std::string& case_name, const std::string& schedul
   r.deep_copy_gbps = copy.deep_copy_gbps;
   r.percent_of_copy = 100.0 * r.bandwidth_gbps / copy.best_gbps;
   r.population_bytes = solver->population_bytes();
-  r.bytes_per_cell = double(r.population_bytes) / double(solver->partition().local_size());
+  r.bytes_per_cell = double(r.population_bytes) / double(solver->owned_box().local_voxels);
   r.mass_drift = std::fabs(mass_after - mass_before) / mass_before;
   r.backend = info.default_backend;
   r.device = info.device_name;

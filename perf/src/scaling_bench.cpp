@@ -12,6 +12,7 @@
 #include <fstream>
 
 #if KARMAN_ENABLE_MPI
+#include <karman/comm/cartesian_decomposition.hpp>
 #include <karman/comm/gpu_aware.hpp>
 #include <karman/comm/ranks.hpp>
 #endif
@@ -49,8 +50,15 @@ ScalingRecord run_one(const lbm::Variant& variant, const BenchOptions& o, const 
   setup.pack_halos = s.halo_pack;
   setup.communicator = all;
   setup.gpu_aware = comm::parse_gpu_aware_mode(s.gpu_aware);
-  // Bad sizes (too few planes for the ranks) fail on every rank together, with one message.
-  auto solver = all.run([&] { return lbm::make_solver(setup); });
+  // Bad sizes (too few planes for the ranks) and grids fail on every rank together, with one message.
+  auto solver = all.run([&] {
+    if (!s.ranks_per_axis.empty()) {
+      const int dim = three_d ? 3 : 2;
+      setup.process_grid = s.ranks_per_axis == "auto" ? comm::default_process_grid(all.size(), dim)
+                                                      : comm::parse_process_grid(s.ranks_per_axis, all.size(), dim);
+    }
+    return lbm::make_solver(setup);
+  });
 
   const int steps = o.steps > 0 ? o.steps : default_steps();
   solver->advance(o.warmup >= 0 ? o.warmup : std::max(2, steps / 5 / 2 * 2));
@@ -64,7 +72,7 @@ ScalingRecord run_one(const lbm::Variant& variant, const BenchOptions& o, const 
   const double seconds = all.max(local_seconds);
 
   const auto stats = solver->comm_stats();
-  const std::int64_t owned = solver->partition().owned().size();
+  const std::int64_t owned = solver->owned_box().size();
   // Six figures per rank, in rank order on rank 0.
   const std::vector<double> figures =
       all.gather({double(owned), double(owned) * steps / local_seconds / 1e6, stats.exchange_seconds,
@@ -87,6 +95,7 @@ ScalingRecord run_one(const lbm::Variant& variant, const BenchOptions& o, const 
   r.overlap = s.overlap;
   r.halo_pack = s.halo_pack;
   r.gpu_aware = solver->gpu_aware();
+  r.process_grid = solver->owned_box().grid;
   r.backend = info.default_backend;
   r.device = info.device_name;
   for (int k = 0; 6 * std::size_t(k) < figures.size(); ++k) {
@@ -150,6 +159,7 @@ void write_scaling_json(const std::string& path, const std::vector<ScalingRecord
                    {"overlap", r.overlap},
                    {"halo_pack", r.halo_pack},
                    {"gpu_aware", r.gpu_aware},
+                   {"process_grid", r.process_grid},
                    {"backend", r.backend},
                    {"device", r.device},
                    {"per_rank", per_rank}});

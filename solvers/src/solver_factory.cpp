@@ -7,6 +7,7 @@
 #include <karman/lbm/variants.hpp>
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 namespace karman::lbm {
@@ -19,6 +20,16 @@ std::string compiled_list() {
     list += (list.empty() ? "" : ", ") + std::string(v.lattice) + "/" + std::string(v.precision) + "/" +
             std::string(v.layout);
   return list;
+}
+
+/// "d3q19/float/soa, ...": the Cartesian block variants this build holds.
+std::string compiled_block_list() {
+  std::string list;
+  for (const CompiledVariant& v : compiled_block_variants)
+    if (!v.lattice.empty())
+      list += (list.empty() ? "" : ", ") + std::string(v.lattice) + "/" + std::string(v.precision) + "/" +
+              std::string(v.layout);
+  return list.empty() ? "none" : list;
 }
 
 /// "d3q19/float/csoa, ...": the block-sparse variants this build holds.
@@ -55,6 +66,38 @@ void check_setup(const SolverSetup& setup, const char* where) {
 std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
   check_setup(setup, "karman::lbm::make_solver");
   const Variant& v = setup.variant;
+  const std::array<int, 3>& grid = setup.process_grid;
+  if (grid[0] > 0 || grid[1] > 0 || grid[2] > 0) {
+    const std::string text = std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]);
+    if (grid[0] < 1 || grid[1] < 1 || grid[2] < 1 || grid[0] * grid[1] * grid[2] != setup.ranks) {
+      throw Error("karman::lbm::make_solver: process grid " + text + " for " + std::to_string(setup.ranks) +
+                  " rank(s); accepted: counts of at least 1 whose product is the rank count");
+    }
+#if KARMAN_ENABLE_MPI
+    return dispatch<Lattices>(v.lattice, [&](auto lattice) {
+      using L = tag_type<decltype(lattice)>;
+      return dispatch<Precisions>(v.precision, [&](auto precision) {
+        using T = tag_type<decltype(precision)>;
+        return dispatch<Layouts>(v.layout, [&](auto layout) -> std::unique_ptr<FlowSolver> {
+          using Layout = tag_type<decltype(layout)>;
+          if constexpr (is_block_compiled(L::name, VariantName<T>::value, Layout::name)) {
+            return detail::make_block_solver_variant<L, T, Layout>(setup);
+          } else {
+            throw Error("solver " + v.lattice.name() + "/" + v.precision.name() + "/" + v.layout.name() +
+                        " is not compiled for Cartesian blocks (--ranks-per-axis) into this build of Karman::lbm (it "
+                        "holds " +
+                        compiled_block_list() +
+                        "); leave --ranks-per-axis out for slabs, or reconfigure with -DKARMAN_CARTESIAN_VARIANTS "
+                        "naming it");
+          }
+        });
+      });
+    });
+#else
+    throw Error("karman::lbm::make_solver: the process grid " + text +
+                " (--ranks-per-axis) needs a build with MPI (KARMAN_ENABLE_MPI=ON)");
+#endif
+  }
   return dispatch<Lattices>(v.lattice, [&](auto lattice) {
     using L = tag_type<decltype(lattice)>;
     return dispatch<Precisions>(v.precision, [&](auto precision) {

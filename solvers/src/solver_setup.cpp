@@ -8,18 +8,19 @@
 namespace karman::lbm {
 namespace {
 
-/// Global coordinates of local voxel v; the slab axis is shifted by the owned offset and
-/// wrapped when periodic. Returns false when the voxel lies outside a non-periodic box.
-bool global_coordinates(const SlabPartition& part, const std::array<bool, 3>& periodic, index_t v, int (&g)[3]) {
-  const Extents& local = part.local();
-  g[0] = int(v % local.nx);
-  g[1] = int(v / local.nx % local.ny);
-  g[2] = int(v / (index_t(local.nx) * local.ny));
-  g[part.axis()] += part.owned_begin() - 1;
-  const int n = part.global().extent(part.axis());
-  if (g[part.axis()] < 0 || g[part.axis()] >= n) {
-    if (!periodic[part.axis()]) return false;
-    g[part.axis()] = (g[part.axis()] + n) % n;
+/// Global coordinates of local voxel v of a slab or block: its local coordinates shifted by the
+/// partition's origin, wrapped where periodic. Returns false when the voxel lies outside a
+/// non-periodic box (a halo past the box's side).
+template <class Partition>
+bool global_coordinates(const Partition& part, const std::array<bool, 3>& periodic, index_t v, int (&g)[3]) {
+  const std::array<int, 3> local = part.coordinates(v), origin = part.origin();
+  for (std::size_t a = 0; a < 3; ++a) {
+    g[a] = local[a] + origin[a];
+    const int n = part.global().extent(int(a));
+    if (g[a] < 0 || g[a] >= n) {
+      if (!periodic[a]) return false;
+      g[a] = (g[a] + n) % n;
+    }
   }
   return true;
 }
@@ -42,7 +43,8 @@ CellSpec cell_at(const SolverSetup& setup, const int (&g)[3], const std::array<i
 /// coordinates g) by a word copy (wall_slots.hpp), or -1 when that population is bounced by the
 /// boundary kernel: a wall at rest other than the curved body, reached without leaving the box
 /// or wrapping, and owned by this rank.
-index_t wall_slot(const SlabPartition& part, const SolverSetup& setup, const int (&g)[3], index_t v,
+template <class Partition>
+index_t wall_slot(const Partition& part, const SolverSetup& setup, const int (&g)[3], index_t v,
                   const std::array<int, 3>& c, const CellSpec& source) {
   if (source.kind != CellKind::solid || source.id == setup.curved_wall.id) return -1;
   const BoundaryValue& wall = setup.boundaries[source.id];
@@ -50,15 +52,18 @@ index_t wall_slot(const SlabPartition& part, const SolverSetup& setup, const int
   const int n[3] = {setup.global.nx, setup.global.ny, setup.global.nz};
   for (int a = 0; a < 3; ++a)
     if (g[a] - c[a] < 0 || g[a] - c[a] >= n[a]) return -1;
-  const Extents& local = part.local();
-  const index_t solid = v - (c[0] + index_t(local.nx) * (c[1] + index_t(local.ny) * c[2]));
+  // Inside the box without a wrap, x - c is the neighbour the kernels reach: one local step
+  // along each axis (into the next class of a block, cartesian_neighbours.hpp).
+  const std::array<int, 3> l = part.coordinates(v);
+  const index_t solid = part.index(l[0] - c[0], l[1] - c[1], l[2] - c[2]);
   const VoxelRange owned = part.owned();
   return solid >= owned.begin && solid < owned.end ? solid : -1;
 }
 
 }  // namespace
 
-std::vector<flag_t> build_flags(const SlabPartition& part, const SolverSetup& setup,
+template <class Partition>
+std::vector<flag_t> build_flags(const Partition& part, const SolverSetup& setup,
                                 const std::vector<std::array<int, 3>>& velocities) {
   std::vector<flag_t> out(static_cast<std::size_t>(part.local_size()), flags::make(CellKind::solid, 0, 0));
   for (index_t v = 0; v < part.local_size(); ++v) {
@@ -136,7 +141,8 @@ std::vector<WallLink> build_wall_links(const SlabPartition& part, const SolverSe
   return links;
 }
 
-std::vector<WallSlot> build_wall_slots(const SlabPartition& part, const SolverSetup& setup,
+template <class Partition>
+std::vector<WallSlot> build_wall_slots(const Partition& part, const SolverSetup& setup,
                                        const std::vector<std::array<int, 3>>& velocities) {
   std::vector<WallSlot> slots;
   for (index_t v = part.owned().begin; v < part.owned().end; ++v) {
@@ -147,7 +153,7 @@ std::vector<WallSlot> build_wall_slots(const SlabPartition& part, const SolverSe
       const auto& c = velocities[i];
       const CellSpec source = cell_at(setup, g, {-c[0], -c[1], -c[2]});
       const index_t solid = wall_slot(part, setup, g, v, c, source);
-      if (solid >= 0) slots.push_back({solid, int(i)});
+      if (solid >= 0) slots.push_back({solid, v, int(i)});
     }
   }
   std::sort(slots.begin(), slots.end(), [](const WallSlot& a, const WallSlot& b) {
@@ -156,7 +162,8 @@ std::vector<WallSlot> build_wall_slots(const SlabPartition& part, const SolverSe
   return slots;
 }
 
-void build_initial_state(const SlabPartition& part, const SolverSetup& setup, std::vector<double>& rho,
+template <class Partition>
+void build_initial_state(const Partition& part, const SolverSetup& setup, std::vector<double>& rho,
                          std::vector<double>& u) {
   const auto n = static_cast<std::size_t>(part.local_size());
   rho.assign(n, 1.0);
@@ -171,6 +178,39 @@ void build_initial_state(const SlabPartition& part, const SolverSetup& setup, st
     for (int d = 0; d < 3; ++d) u[3 * k + d] = s.u[d];
   }
 }
+
+template <class Partition>
+std::vector<index_t> owned_box_order(const Partition& part) {
+  const VoxelRange owned = part.owned();
+  const OwnedBox box = DensePartition<Partition>::owned_box(part);
+  const std::array<int, 3> origin = part.origin();
+  std::vector<index_t> order(std::size_t(owned.size()));
+  bool identity = true;
+  for (index_t v = owned.begin; v < owned.end; ++v) {
+    const std::array<int, 3> l = part.coordinates(v);
+    int b[3];
+    for (std::size_t a = 0; a < 3; ++a) b[a] = l[a] + origin[a] - box.begin[a];
+    const index_t k = box.extents.index(b[0], b[1], b[2]);
+    order[std::size_t(v - owned.begin)] = k;
+    identity = identity && k == v - owned.begin;
+  }
+  if (identity) order.clear();
+  return order;
+}
+
+template std::vector<flag_t> build_flags(const SlabPartition&, const SolverSetup&,
+                                         const std::vector<std::array<int, 3>>&);
+template std::vector<flag_t> build_flags(const CartesianPartition&, const SolverSetup&,
+                                         const std::vector<std::array<int, 3>>&);
+template std::vector<WallSlot> build_wall_slots(const SlabPartition&, const SolverSetup&,
+                                                const std::vector<std::array<int, 3>>&);
+template std::vector<WallSlot> build_wall_slots(const CartesianPartition&, const SolverSetup&,
+                                                const std::vector<std::array<int, 3>>&);
+template void build_initial_state(const SlabPartition&, const SolverSetup&, std::vector<double>&, std::vector<double>&);
+template void build_initial_state(const CartesianPartition&, const SolverSetup&, std::vector<double>&,
+                                  std::vector<double>&);
+template std::vector<index_t> owned_box_order(const SlabPartition&);
+template std::vector<index_t> owned_box_order(const CartesianPartition&);
 
 int default_schedule_tile(int value_bytes, int transaction_bytes) {
   const int voxels = transaction_bytes / value_bytes;

@@ -29,7 +29,7 @@ SolverSetup cavity(int dim, const std::string& lattice, const std::string& preci
 }
 
 std::vector<std::byte> saved(FlowSolver& solver) {
-  std::vector<std::byte> buffer(std::size_t(solver.partition().owned().size()) * std::size_t(solver.populations()) *
+  std::vector<std::byte> buffer(std::size_t(solver.owned_box().size()) * std::size_t(solver.populations()) *
                                 std::size_t(solver.population_size()));
   solver.save_populations(buffer.data());
   return buffer;
@@ -54,8 +54,7 @@ TEST(Checkpoint, LoadedSolverContinuesBitwiseAcrossLayoutsAndPatterns) {
         auto original = make_solver(from);
         original->advance(8);
         const std::vector<std::byte> buffer = saved(*original);
-        EXPECT_EQ(buffer.size(), std::size_t(original->partition().owned().size()) *
-                                     std::size_t(original->populations()) *
+        EXPECT_EQ(buffer.size(), std::size_t(original->owned_box().size()) * std::size_t(original->populations()) *
                                      (std::string(precision) == "double"  ? 8u
                                       : std::string(precision) == "float" ? 4u
                                                                           : 2u));
@@ -86,7 +85,7 @@ TEST(Checkpoint, AAStateIsCompleteOnlyAfterEvenSteps) {
   auto solver = make_solver(s);
   solver->advance(3);
   EXPECT_FALSE(solver->populations_complete());
-  std::vector<std::byte> buffer(std::size_t(solver->partition().owned().size()) * 9 * 8);
+  std::vector<std::byte> buffer(std::size_t(solver->owned_box().size()) * 9 * 8);
   EXPECT_THROW(solver->save_populations(buffer.data()), Error);
   solver->advance(1);
   EXPECT_TRUE(solver->populations_complete());
@@ -102,7 +101,7 @@ TEST(Checkpoint, SavedFlagsMarkTheWallsWhateverTheLayoutAndPattern) {
   SolverSetup s = cavity(3, "d3q19", "float");
   if (!test::compiled(s.variant)) GTEST_SKIP() << "d3q19/float/soa is not compiled";
   auto reference = make_solver(s);
-  const std::size_t voxels = std::size_t(reference->partition().owned().size());
+  const std::size_t voxels = std::size_t(reference->owned_box().size());
   std::vector<flag_t> expected(voxels);
   reference->save_flags(expected.data());
   // The 7^3 cavity inside a 9^3 box: one wall voxel thick on every side, the lid (its own

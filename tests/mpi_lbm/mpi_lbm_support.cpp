@@ -2,6 +2,7 @@
 
 #include <karman/comm/ranks.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -30,17 +31,36 @@ void MpiSolverTest::TearDown() {
 GatheredMoments gather_moments(FlowSolver& solver, MPI_Comm comm) {
   const comm::Ranks all(comm);
   const HostMoments mine = host_moments(solver);
-  const SlabPartition& part = solver.partition();
+  const OwnedBox box = solver.owned_box();
   GatheredMoments out;
-  out.fields.rho = all.gather(mine.rho);
-  out.fields.u = all.gather(mine.u);
-  // Two numbers per rank: the first global voxel of its slab and how many voxels it owns.
-  const std::vector<long long> slabs = all.all_gather(
-      {static_cast<long long>(part.owned_begin()) * part.plane_size(), static_cast<long long>(mine.rho.size())});
-  for (std::size_t r = 0; all.root() && r < slabs.size(); r += 2) {
-    out.slab_begin.push_back(slabs[r]);
-    out.slab_voxels.push_back(slabs[r + 1]);
+  const std::vector<double> rho = all.gather(mine.rho), u = all.gather(mine.u);
+  // Six numbers per rank: where its box begins and its extents.
+  const std::vector<long long> boxes =
+      all.all_gather({box.begin[0], box.begin[1], box.begin[2], box.extents.nx, box.extents.ny, box.extents.nz});
+  if (!all.root()) return out;
+  const Extents& g = box.global;
+  out.fields.rho.assign(std::size_t(g.size()), 0.0);
+  out.fields.u.assign(3 * std::size_t(g.size()), 0.0);
+  std::vector<int> placed(std::size_t(g.size()), 0);
+  std::size_t at = 0;
+  for (std::size_t r = 0; r < boxes.size(); r += 6) {
+    OwnedBox b = box;
+    b.begin = {int(boxes[r]), int(boxes[r + 1]), int(boxes[r + 2])};
+    b.extents = {int(boxes[r + 3]), int(boxes[r + 4]), int(boxes[r + 5])};
+    out.slab_begin.push_back(b.global_index(0));
+    out.slab_voxels.push_back(b.size());
+    for (index_t k = 0; k < b.size() && at < rho.size(); ++k, ++at) {
+      const auto v = std::size_t(b.global_index(k));
+      out.fields.rho[v] = rho[at];
+      for (std::size_t d = 0; d < 3; ++d) out.fields.u[3 * v + d] = u[3 * at + d];
+      ++placed[v];
+    }
   }
+  std::ostringstream msg;
+  if (at != rho.size()) msg << "the boxes hold " << at << " voxels, the ranks sent " << rho.size() << "; ";
+  const auto wrong = std::count_if(placed.begin(), placed.end(), [](int n) { return n != 1; });
+  if (wrong > 0) msg << wrong << " of " << g.size() << " voxels are not covered exactly once";
+  out.coverage = msg.str();
   return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // What the decomposed-solver tests share: a fixture whose verdict is collective, every rank's
-// owned moments gathered in global order on rank 0, and a bitwise comparison of two fields.
+// owned moments (slab or Cartesian block) gathered in global order on rank 0, and a bitwise
+// comparison of two fields.
 #include "lbm_test_support.hpp"
 
 #include <karman/core/extents.hpp>
@@ -27,16 +28,19 @@ class MpiSolverTest : public ::testing::Test {
   int ranks = 1;
 };
 
-/// Every rank's owned moments on rank 0, with where each rank said its slab starts.
+/// Every rank's owned moments on rank 0, with where each rank said its slab or block lies.
 struct GatheredMoments {
-  HostMoments fields;                     ///< concatenated in rank order; empty off rank 0
-  std::vector<std::int64_t> slab_begin;   ///< first global voxel of each rank's slab (partition)
+  HostMoments fields;                     ///< in global order (x fastest); empty off rank 0
+  std::vector<std::int64_t> slab_begin;   ///< first global voxel of each rank's slab or block
   std::vector<std::int64_t> slab_voxels;  ///< owned voxels of each rank
+  /// Empty when the ranks' owned boxes cover the global box once; otherwise what is wrong.
+  std::string coverage;
 };
 
-/// Collective over `comm`: the owned moments of every rank in rank order on rank 0. Slab r + 1
-/// follows slab r along the slowest axis, so this is global order (x fastest) when each slab
-/// begins where the previous one ended, which `slabs_in_global_order` checks.
+/// Collective over `comm`: the owned moments of every rank on rank 0, each rank's values placed
+/// by its owned box (FlowSolver::owned_box). For slabs this is their concatenation in rank
+/// order, which is global order (x fastest) when each slab begins where the previous one ended,
+/// as `slabs_in_global_order` checks.
 GatheredMoments gather_moments(FlowSolver& solver, MPI_Comm comm);
 
 /// Empty when every slab starts where the previous one ended and they cover `global`;

@@ -40,7 +40,8 @@ inline bool same_transfers(const std::vector<HaloTransfer>& a, const std::vector
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i].group != b[i].group || a[i].neighbour != b[i].neighbour ||
-        a[i].components.begin != b[i].components.begin || a[i].components.end != b[i].components.end)
+        a[i].components.begin != b[i].components.begin || a[i].components.end != b[i].components.end ||
+        !(a[i].voxels == b[i].voxels))
       return false;
   }
   return true;
@@ -347,14 +348,14 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
       return;
     }
     const HaloTransfer& t = ts.front();
-    const VoxelRange voxels = field.groups().range(t.group);
+    const VoxelRange voxels = transfer_voxels(t, field.groups());
     if (effective_method() == ExchangeMethod::packed) {
       out.push_back(packed(peer, tag, field, ts, pieces, buffer_size));
       return;
     }
     const bool widen = method == ExchangeMethod::whole_voxels;
     const std::vector<MemoryBlock> runs =
-        field.blocks(t.group, widen ? ComponentRange{0, field.components()} : t.components);
+        field.blocks(voxels, widen ? ComponentRange{0, field.components()} : t.components);
     if (int(runs.size()) > max_runs_per_transfer || (widen && runs.size() != 1)) {
       throw std::logic_error("karman::comm::MpiHaloExchanger: layout " + std::string(layout_type::name) + " gives " +
                              std::to_string(runs.size()) + " storage runs for group " +
@@ -391,11 +392,11 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   static Message packed(int peer, int tag, const FieldType& field, const std::vector<HaloTransfer>& ts,
                         std::vector<Piece>& pieces, index_t& buffer_size) {
     index_t count = 0;
-    for (const HaloTransfer& t : ts) count += field.groups().range(t.group).size() * t.components.size();
+    for (const HaloTransfer& t : ts) count += transfer_voxels(t, field.groups()).size() * t.components.size();
     Message m = buffered(peer, tag, count, buffer_size);
     index_t at = m.buffer_offset;
     for (const HaloTransfer& t : ts) {
-      const VoxelRange voxels = field.groups().range(t.group);
+      const VoxelRange voxels = transfer_voxels(t, field.groups());
       detail::BufferMap map;
       map.offset = at;
       map.first_voxel = voxels.begin;
@@ -417,7 +418,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     std::vector<MPI_Aint> displacements;
     index_t count = 0;
     for (const HaloTransfer& t : ts) {
-      for (const MemoryBlock& run : field.blocks(t.group, t.components)) {
+      for (const MemoryBlock& run : field.blocks(transfer_voxels(t, field.groups()), t.components)) {
         lengths.push_back(int(checked_count(run.count)));
         displacements.push_back(MPI_Aint(run.offset) * MPI_Aint(sizeof(value_type)));
         count += run.count;

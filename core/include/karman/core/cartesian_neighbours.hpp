@@ -60,6 +60,17 @@ struct CartesianTopology {
     }
     return sorted_cell[lo];
   }
+
+  /// Local coordinate of `voxel` along `axis` (CartesianPartition::coordinates), as
+  /// Extents::coordinate answers it for a box numbered x fastest: what inflow profiles read.
+  KOKKOS_INLINE_FUNCTION int coordinate(index_t voxel, int axis) const {
+    const int cell = cell_of(voxel);
+    const int k[3] = {cell % 5, cell / 5 % 5, cell / 25};
+    const index_t sx = class_size[0][k[0]], sy = class_size[1][k[1]];
+    const index_t in = voxel - cell_begin[cell];
+    const index_t l = axis == 0 ? in % sx : axis == 1 ? in / sx % sy : in / (sx * sy);
+    return class_begin[axis][k[axis]] + int(l);
+  }
 };
 
 /// The 3^Dim neighbours of one voxel in a CartesianPartition's numbering, c in {-1, 0, 1} per

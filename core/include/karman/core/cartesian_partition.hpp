@@ -20,8 +20,11 @@
 #include <karman/core/extents.hpp>
 #include <karman/core/group.hpp>
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace karman {
@@ -132,6 +135,56 @@ class CartesianPartition {
     return out;
   }
 
+  /// All owned voxels: the shared groups and the interior, consecutive between the lower and
+  /// the upper halo groups.
+  VoxelRange owned() const {
+    const VoxelRange interior = group(interior_group());
+    VoxelRange out = interior;
+    for (int g = 0; g < m_groups.size(); ++g) {
+      if (m_groups[g].role != GroupRole::shared) continue;
+      const VoxelRange r = group(g);
+      out.begin = r.begin < out.begin ? r.begin : out.begin;
+      out.end = r.end > out.end ? r.end : out.end;
+    }
+    return out;
+  }
+  /// Global coordinates of local coordinates (0, 0, 0): the first owned voxel less the halo,
+  /// per axis (negative below the box's first block).
+  std::array<int, 3> origin() const {
+    return {m_owned_begin[0] - m_halo[0], m_owned_begin[1] - m_halo[1], m_owned_begin[2] - m_halo[2]};
+  }
+  /// Local coordinates of local voxel `v`: the inverse of index().
+  std::array<int, 3> coordinates(index_t v) const {
+    // The last non-empty cell beginning at or before v (cells are laid out in increasing order).
+    const auto after = std::upper_bound(m_cells_in_order.begin(), m_cells_in_order.end(), v,
+                                        [](index_t x, const std::pair<index_t, int>& c) { return x < c.first; });
+    const int c = std::prev(after)->second;
+    const std::array<int, 3> cls{c % 5, c / 5 % 5, c / 25};
+    const index_t in = v - m_cell_begin[c], sx = m_class_size[0][cls[0]], sy = m_class_size[1][cls[1]];
+    return {m_class_begin[0][cls[0]] + int(in % sx), m_class_begin[1][cls[1]] + int(in / sx % sy),
+            m_class_begin[2][cls[2]] + int(in / (sx * sy))};
+  }
+
+  /// One cell: its class along each axis (AxisClass), its voxels and its group (a shared cell
+  /// is a group of its own, a halo cell part of one).
+  struct Cell {
+    std::array<int, 3> classes;
+    VoxelRange voxels;
+    int group;
+  };
+  /// The non-empty cells of the halo group towards `step` (halo = true), or the shared cells on
+  /// the face, edge or corner `step` (halo = false), in memory order (z, y, x class order): the
+  /// order in which a neighbour's halo group holds this block's shared cells.
+  std::vector<Cell> cells_towards(NeighbourStep step, bool halo) const {
+    std::vector<Cell> out;
+    for_cells_towards(step, halo, [&](const std::array<int, 3>& cls) {
+      if (cell_size(cls) == 0) return;
+      const index_t begin = m_cell_begin[cell(cls)];
+      out.push_back({cls, {begin, begin + cell_size(cls)}, halo ? halo_group(step) : shared_group(step_of(cls))});
+    });
+    return out;
+  }
+
   /// Local index of local coordinates (x, y, z), halos included (0 <= x < local().nx, ...).
   index_t index(int x, int y, int z) const {
     const int p[3] = {x, y, z};
@@ -201,6 +254,7 @@ class CartesianPartition {
       index_t voxels = 0;
       for_cells_towards(s, true, [&](const std::array<int, 3>& cls) {
         m_cell_begin[cell(cls)] = next + voxels;
+        if (cell_size(cls) > 0) m_cells_in_order.emplace_back(next + voxels, cell(cls));
         voxels += cell_size(cls);
       });
       m_groups.add(GroupRole::halo, s, voxels);
@@ -210,6 +264,7 @@ class CartesianPartition {
       std::array<int, 3> cls{};
       for (int a = 0; a < 3; ++a) cls[a] = middle + s.d[a];
       m_cell_begin[cell(cls)] = next;
+      if (cell_size(cls) > 0) m_cells_in_order.emplace_back(next, cell(cls));
       m_groups.add(role, s, cell_size(cls));
       next += cell_size(cls);
     };
@@ -231,6 +286,7 @@ class CartesianPartition {
   int m_class_begin[3][5] = {};
   int m_class_size[3][5] = {};
   std::array<index_t, 125> m_cell_begin{};
+  std::vector<std::pair<index_t, int>> m_cells_in_order;  ///< (first voxel, cell) of the non-empty cells
   GroupTable m_groups;
 };
 

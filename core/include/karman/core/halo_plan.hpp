@@ -19,7 +19,15 @@ struct HaloTransfer {
                               ///< for the sends of an AB step, halo groups for its receives)
   ComponentRange components;  ///< which components (populations crossing towards the neighbour)
   NeighbourStep neighbour;    ///< which neighbour
+  /// The voxels of the group moved, when not all of them (one cell of a Cartesian block's halo
+  /// group, cartesian_halo_plan.hpp); begin < 0: the whole group.
+  VoxelRange voxels{-1, -1};
 };
+
+/// The voxels transfer `t` moves in a field built on `groups`.
+inline VoxelRange transfer_voxels(const HaloTransfer& t, const GroupTable& groups) {
+  return t.voxels.begin < 0 ? groups.range(t.group) : t.voxels;
+}
 
 /// Everything one exchange moves. A send to neighbour s pairs with that neighbour's receive
 /// from s.opposite(); the pair moves the same component range.

@@ -86,6 +86,19 @@ class SlabPartition {
   int interior_group() const { return m_groups.at(GroupRole::interior); }
   /// Voxels of group g.
   VoxelRange group(int g) const { return m_groups.range(g); }
+  /// Global coordinates of local coordinates (0, 0, 0): the first owned plane less the halo
+  /// along the slab axis, 0 along the others.
+  std::array<int, 3> origin() const {
+    std::array<int, 3> o{0, 0, 0};
+    o[std::size_t(m_axis)] = m_owned_begin - m_width;
+    return o;
+  }
+  /// Local coordinates of local voxel `v`, and the local voxel at local coordinates (x, y, z):
+  /// x fastest over local().
+  std::array<int, 3> coordinates(index_t v) const {
+    return {m_local.coordinate(v, 0), m_local.coordinate(v, 1), m_local.coordinate(v, 2)};
+  }
+  index_t index(int x, int y, int z) const { return m_local.index(x, y, z); }
   /// All owned voxels (the shared and interior groups together).
   VoxelRange owned() const { return {index_t(m_width) * plane_size(), (m_owned_planes + m_width) * plane_size()}; }
 

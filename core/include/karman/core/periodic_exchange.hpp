@@ -27,7 +27,7 @@ class PeriodicSelfExchanger final : public HaloExchanger<FieldType> {
       for (const auto& r : plan.receives)
         if (r.neighbour == send.neighbour.opposite() && r.components.begin == send.components.begin) receive = &r;
       if (receive == nullptr) throw std::logic_error("karman::PeriodicSelfExchanger: a send has no matching receive");
-      const VoxelRange from = field.groups().range(send.group), to = field.groups().range(receive->group);
+      const VoxelRange from = transfer_voxels(send, field.groups()), to = transfer_voxels(*receive, field.groups());
       if (from.size() != to.size()) throw std::logic_error("karman::PeriodicSelfExchanger: block sizes differ");
       const index_t shift = to.begin - from.begin;
       const int q0 = send.components.begin, q1 = send.components.end;

@@ -1,12 +1,14 @@
 #pragma once
 /// \file scaling_bench.hpp
 /// `karman bench --scaling weak|strong` under mpirun: the periodic box of
-/// `karman bench`, cut into slabs over the ranks, with the halo exchange overlapped (or not);
+/// `karman bench`, cut into slabs (or the blocks of a process grid) over the ranks, with the
+/// halo exchange overlapped (or not);
 /// reports MLUPS per rank and in total, exchange time and how much of it was hidden.
 
 #include <karman/core/extents.hpp>
 #include <karman/perf/bench.hpp>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@ struct ScalingOptions {
   bool overlap = true;             ///< interior work during the exchange
   bool halo_pack = false;          ///< pack halos into one buffer per neighbour (SoA + pack)
   std::string gpu_aware = "auto";  ///< auto | on | off
+  std::string ranks_per_axis;      ///< Cartesian process grid "AxBxC" ("AxB" in 2D) or "auto"; empty: slabs
 };
 
 /// One rank's share of a measured variant.
@@ -41,6 +44,7 @@ struct ScalingRecord {
   double seconds = 0;      ///< slowest rank's timed seconds
   double mlups_total = 0;  ///< global voxels x steps / seconds
   bool overlap = true, halo_pack = false, gpu_aware = false;
+  std::array<int, 3> process_grid{1, 1, 1};  ///< ranks along x, y, z (slabs: 1x1xN, 1xN in 2D)
   std::string backend, device;
   std::vector<RankScaling> per_rank;  ///< every rank's line (rank 0 only)
 };

@@ -4,8 +4,8 @@
 /// variant from user input. Virtual calls happen once per step, never per voxel.
 
 #include <karman/core/exchange_stats.hpp>
+#include <karman/core/extents.hpp>
 #include <karman/core/halo_plan.hpp>
-#include <karman/core/partition.hpp>
 #include <karman/lbm/cell_flags.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -17,7 +17,31 @@
 
 namespace karman::lbm {
 
-/// Density and velocity of a rank's owned voxels, in local order (x fastest), on the device.
+/// Where a rank's owned voxels lie in the global box: one box of it (a slab's whole planes or a
+/// Cartesian block), with the process grid that cut the global box.
+struct OwnedBox {
+  Extents global;                     ///< the whole box all ranks share
+  std::array<int, 3> begin{0, 0, 0};  ///< first owned voxel, global coordinates
+  Extents extents;                    ///< owned voxels along x, y, z
+  std::array<int, 3> grid{1, 1, 1};   ///< ranks along x, y, z
+  index_t local_voxels = 0;           ///< voxels of the rank's local box, halos included
+
+  /// Owned voxels.
+  index_t size() const { return extents.size(); }
+  /// True when the box is whole planes across the slab axis (what slab-based files store).
+  bool is_slab() const {
+    return global.slab_axis() == 2 ? extents.nx == global.nx && extents.ny == global.ny : extents.nx == global.nx;
+  }
+  /// Global index (x fastest over the global box) of owned voxel k in box order (x fastest
+  /// over the owned box).
+  index_t global_index(index_t k) const {
+    return global.index(begin[0] + extents.coordinate(k, 0), begin[1] + extents.coordinate(k, 1),
+                        begin[2] + extents.coordinate(k, 2));
+  }
+};
+
+/// Density and velocity of a rank's owned voxels, in the order of its OwnedBox (x fastest), on
+/// the device.
 struct MomentFields {
   Kokkos::View<double*> rho;                     ///< density; 0 in walls
   Kokkos::View<double**, Kokkos::LayoutLeft> u;  ///< (voxel, axis) velocity; 0 in walls
@@ -28,7 +52,7 @@ double total_density(const MomentFields& m);
 /// Sum of rho |u|^2 / 2 over the voxels of `m`: a rank's share of the kinetic energy.
 double kinetic_energy(const MomentFields& m);
 
-/// A solver of one compiled variant on one rank's slab.
+/// A solver of one compiled variant on one rank's slab or Cartesian block.
 class FlowSolver {
  public:
   virtual ~FlowSolver() = default;
@@ -49,8 +73,8 @@ class FlowSolver {
   virtual std::size_t wall_links() const = 0;
   /// Lagrangian markers of the immersed body (immersed_boundary.hpp); 0 without one.
   virtual std::size_t immersed_markers() const = 0;
-  /// This rank's slab.
-  virtual const SlabPartition& partition() const = 0;
+  /// Where this rank's owned voxels lie, and the process grid.
+  virtual OwnedBox owned_box() const = 0;
   /// Bytes of population storage (two lattices for AB, one for AA).
   virtual std::size_t population_bytes() const = 0;
   /// Bytes moved per voxel update: populations read and written, plus the flag word.
@@ -66,7 +90,7 @@ class FlowSolver {
   /// for AA (after an odd AA step part of them wait in the halo planes).
   virtual bool populations_complete() const = 0;
   /// Copies the populations the next step reads into `out` (owned voxels x Q x population_size()
-  /// bytes) in the order (voxel, population): owned voxels in local order (x fastest), populations
+  /// bytes) in the order (voxel, population): owned voxels in owned_box() order, populations
   /// in lattice order, each as its post-collision value whatever the layout and pattern, so every
   /// layout and both patterns give the same bytes. Throws karman::Error unless
   /// populations_complete().
@@ -74,7 +98,7 @@ class FlowSolver {
   /// Replaces the populations with `in` in save_populations' order and sets the step count to
   /// `steps` (even for AA). Throws karman::Error for an odd AA step count.
   virtual void load_populations(const std::byte* in, std::int64_t steps) = 0;
-  /// Copies the flag word (cell_flags.hpp) of every owned voxel into `out`, in local order (x fastest),
+  /// Copies the flag word (cell_flags.hpp) of every owned voxel into `out`, in owned_box() order,
   /// for checkpoints. Kind and id depend on the global geometry only; the mask bits also on where the
   /// slab ends (walls at rest served through slots, wall_slots.hpp), never on the layout or pattern.
   virtual void save_flags(flag_t* out) const = 0;

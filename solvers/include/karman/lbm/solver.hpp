@@ -1,6 +1,6 @@
 #pragma once
 /// \file solver.hpp
-/// The dense LBM solver of one compiled variant on one rank's slab: SolverCore's lattices,
+/// The dense LBM solver of one compiled variant on one rank's slab or Cartesian block: SolverCore's lattices,
 /// flags and time step (solver_core.hpp) with the stream-collide kernels of one collision,
 /// pattern and force. Bulk and boundary voxels run separate kernels (update_schedule.hpp).
 
@@ -21,14 +21,20 @@ namespace karman::lbm {
 /// One compiled variant: lattice L, precision Prec (precision.hpp: float, double, FP16S,
 /// FP16C), collision, pattern P. `Forced` compiles the Guo force terms in; a case without a
 /// body force runs without them. `ForceField` reads the force per voxel from a field, which an
-/// immersed body (immersed_boundary.hpp) sets before each step.
+/// immersed body (immersed_boundary.hpp) sets before each step. `Partition` is SlabPartition or
+/// CartesianPartition: the same kernels run with that partition's neighbour accessor
+/// (dense_partition.hpp).
 template <class L, class Prec, class Layout, class Collision, Pattern P, bool Forced, bool ForceField = false,
-          class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
-class Solver final : public SolverCore<L, Prec, Layout, MemorySpace> {
+          class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space, class Partition = SlabPartition>
+class Solver final : public SolverCore<L, Prec, Layout, MemorySpace, Partition> {
   static_assert(Collision::template defined_for<L>,
                 "karman::lbm::Solver: the collision is not defined for the lattice");
   static_assert(!ForceField || P == Pattern::ab, "karman::lbm::Solver: a force field is read by the AB pattern only");
-  using Core = SolverCore<L, Prec, Layout, MemorySpace>;
+  static_assert(!ForceField || std::is_same_v<Partition, SlabPartition>,
+                "karman::lbm::Solver: a force field (immersed boundaries) runs on slabs only");
+  using Core = SolverCore<L, Prec, Layout, MemorySpace, Partition>;
+  using typename Core::field_layout;
+  using typename Core::neighbours_type;
   using typename Core::T;
   /// Kernel features of the voxels with no boundary in their stencil, and of all others.
   using BulkFeatures = Features<false, Forced, ForceField>;
@@ -43,10 +49,10 @@ class Solver final : public SolverCore<L, Prec, Layout, MemorySpace> {
   using typename Core::execution_space;
   using typename Core::field_type;
 
-  /// Allocates the lattices and flags of `setup` on the slab `partition` and sets the initial
-  /// equilibrium. `exchanger` moves halos (null when the slab axis is neither periodic nor
-  /// decomposed); the partition is the one its decomposition built.
-  Solver(const SolverSetup& setup, const SlabPartition& partition, std::unique_ptr<exchanger_type> exchanger)
+  /// Allocates the lattices and flags of `setup` on the slab or block `partition` and sets the
+  /// initial equilibrium. `exchanger` moves halos (null when the slab axis is neither periodic
+  /// nor decomposed); the partition is the one its decomposition built.
+  Solver(const SolverSetup& setup, const Partition& partition, std::unique_ptr<exchanger_type> exchanger)
       : Core(setup, partition, std::move(exchanger), P, Forced, Collision::name),
         m_rates(collision_rates<Collision, T>(setup.relaxation)) {
     if constexpr (ForceField) {
@@ -93,8 +99,8 @@ class Solver final : public SolverCore<L, Prec, Layout, MemorySpace> {
   }
 
   template <StepKind K, class Feat>
-  StreamCollide<L, Prec, Layout, MemorySpace, Collision, K, Feat> kernel() const {
-    StreamCollide<L, Prec, Layout, MemorySpace, Collision, K, Feat> k{
+  StreamCollide<L, Prec, field_layout, MemorySpace, Collision, K, Feat, neighbours_type> kernel() const {
+    StreamCollide<L, Prec, field_layout, MemorySpace, Collision, K, Feat, neighbours_type> k{
         this->template access<K, Feat>(), m_rates, {}, {}};
     for (int d = 0; d < 3; ++d) k.force[d] = this->m_force[d];
     if constexpr (Feat::force_field) k.voxel_force.field = this->m_force_field;

@@ -1,13 +1,16 @@
 #pragma once
 /// \file solver_core.hpp
-/// The dense LBM solver's state and host-side logic on one rank's slab, shared by every
-/// collision, pattern and force variant of one (lattice, precision, layout): population
+/// The dense LBM solver's state and host-side logic on one rank's slab or Cartesian block
+/// (dense_partition.hpp), shared by every collision, pattern and force variant of one
+/// (lattice, precision, layout, partition kind): population
 /// lattices, flags, walls, the time step with optional interior/shared overlap around the halo
 /// exchange (Meneghin & Mahmoud Fig. 4b; Karrer's MPI recipe), moments and checkpoints.
 /// Solver (solver.hpp) adds the stream-collide kernels of one variant. Keeping this code out
 /// of the variant halves what a solver unit compiles: it was instantiated for every
 /// (collision, pattern, force) of the unit.
 
+#include <karman/core/cartesian_halo_plan.hpp>
+#include <karman/core/cartesian_partition.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/for_each.hpp>
@@ -15,6 +18,7 @@
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/partition.hpp>
 #include <karman/core/slab_halo_plan.hpp>
+#include <karman/lbm/dense_partition.hpp>
 #include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/pattern.hpp>
 #include <karman/lbm/solver_setup.hpp>
@@ -26,12 +30,22 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace karman::lbm {
 
-/// Halo plans of lattice L on a slab partition for each step kind (which populations cross
-/// which slab face), keyed by the partition's lower and upper neighbours.
+/// Velocity vectors of lattice L, for host-side setup code.
+template <class L>
+std::vector<std::array<int, 3>> velocity_set() {
+  std::vector<std::array<int, 3>> c(L::Q);
+  for (int i = 0; i < L::Q; ++i) c[i] = {L::c(i, 0), L::c(i, 1), L::c(i, 2)};
+  return c;
+}
+
+/// Halo plans of lattice L for each step kind (which populations cross which side), on a slab
+/// (keyed by its lower and upper neighbours) or a Cartesian block (keyed by its up to 26 face,
+/// edge and corner neighbours, only the populations that cross each: cartesian_halo_plan.hpp).
 template <class L>
 struct HaloPlans {
   /// AB pull, on the source lattice before each step: post-collision populations leave through
@@ -46,12 +60,21 @@ struct HaloPlans {
   static HaloPlan of(StepKind k, const SlabPartition& p) {
     return k == StepKind::ab_pull ? ab(p) : k == StepKind::aa_odd ? aa_odd(p) : aa_even(p);
   }
+  /// The same three plans on a block: AB sends each population towards where it moves, AA's
+  /// odd step the opposite slots, its even step returns what the odd step pushed (only what
+  /// this block wrote: cartesian_return_plan).
+  static HaloPlan of(StepKind k, const CartesianPartition& p) {
+    if (k == StepKind::aa_even) return cartesian_return_plan(p, velocity_set<L>());
+    return cartesian_halo_plan(p, velocity_set<L>(), k == StepKind::aa_odd);
+  }
 };
 
-/// Builds the flag word of every local voxel (halo planes included) from a case's geometry.
-/// A population is blocked when its source voxel is solid, outside a non-periodic box, or
-/// enters an inlet/outlet voxel through its boundary face.
-std::vector<flag_t> build_flags(const SlabPartition& part, const SolverSetup& setup,
+/// Builds the flag word of every local voxel (halos included) of a slab or block partition
+/// (instantiated for SlabPartition and CartesianPartition) from a case's geometry. A population
+/// is blocked when its source voxel is solid, outside a non-periodic box, or enters an
+/// inlet/outlet voxel through its boundary face.
+template <class Partition>
+std::vector<flag_t> build_flags(const Partition& part, const SolverSetup& setup,
                                 const std::vector<std::array<int, 3>>& velocities);
 
 /// The cut links of `setup`'s curved body in this rank's slab (curved_wall.hpp), with the order
@@ -62,17 +85,10 @@ std::vector<WallLink> build_wall_links(const SlabPartition& part, const SolverSe
 
 /// The populations of this rank's owned voxels that bounce off walls at rest through a solid
 /// voxel's slot (wall_slots.hpp), sorted by direction, then voxel; exactly those whose bit
-/// build_flags leaves clear for that reason.
-std::vector<WallSlot> build_wall_slots(const SlabPartition& part, const SolverSetup& setup,
+/// build_flags leaves clear for that reason. Slab or block partition, as build_flags.
+template <class Partition>
+std::vector<WallSlot> build_wall_slots(const Partition& part, const SolverSetup& setup,
                                        const std::vector<std::array<int, 3>>& velocities);
-
-/// Velocity vectors of lattice L, for host-side setup code.
-template <class L>
-std::vector<std::array<int, 3>> velocity_set() {
-  std::vector<std::array<int, 3>> c(L::Q);
-  for (int i = 0; i < L::Q; ++i) c[i] = {L::c(i, 0), L::c(i, 1), L::c(i, 2)};
-  return c;
-}
 
 /// Fills a population lattice of precision P with the equilibrium of (rho, u), in slot i (AB)
 /// or in slot opposite(i) (AA, as after an even step), so the first step reads it as
@@ -94,24 +110,38 @@ struct InitializeEquilibrium {
   }
 };
 
-/// Initial density and velocity of every local voxel (halo planes included), host arrays.
-void build_initial_state(const SlabPartition& part, const SolverSetup& setup, std::vector<double>& rho,
+/// Initial density and velocity of every local voxel (halos included), host arrays; slab or
+/// block partition, as build_flags.
+template <class Partition>
+void build_initial_state(const Partition& part, const SolverSetup& setup, std::vector<double>& rho,
                          std::vector<double>& u);
 
+/// Position in owned_box() order (x fastest over the owned box) of each owned voxel of `part`,
+/// in memory order; empty when the two orders agree (a slab, a 1×1×N block).
+template <class Partition>
+std::vector<index_t> owned_box_order(const Partition& part);
+
 /// Everything of a dense solver that does not depend on its collision, pattern or force
-/// (which are runtime values here): one instantiation per (lattice, precision, layout) serves
-/// every variant a unit compiles. Solver derives from it and supplies update(), the launch of
-/// its stream-collide kernels.
-template <class L, class Prec, class Layout, class MemorySpace>
+/// (which are runtime values here): one instantiation per (lattice, precision, layout,
+/// partition kind) serves every variant a unit compiles. Solver derives from it and supplies
+/// update(), the launch of its stream-collide kernels. `Partition` is SlabPartition or
+/// CartesianPartition (dense_partition.hpp).
+template <class L, class Prec, class Layout, class MemorySpace, class Partition = SlabPartition>
 class SolverCore : public FlowSolver {
  protected:
   /// The arithmetic type of the kernels.
   using T = compute_t<Prec>;
   /// The type of a stored population.
   using storage_type = storage_t<Prec>;
+  /// What the partition kind changes: accessor, field layout, owned box (dense_partition.hpp).
+  using partition_traits = DensePartition<Partition>;
+  /// The neighbour accessor the kernels are instantiated with.
+  using neighbours_type = typename partition_traits::template neighbours<L::D>;
+  /// The layout of the population fields (Disaggregated over a block's groups on a block).
+  using field_layout = typename partition_traits::template field_layout<Layout, L::D>;
 
  public:
-  using field_type = Field<storage_type, Layout, MemorySpace>;
+  using field_type = Field<storage_type, field_layout, MemorySpace>;
   using execution_space = typename MemorySpace::execution_space;
   using exchanger_type = HaloExchanger<field_type>;
 
@@ -141,7 +171,7 @@ class SolverCore : public FlowSolver {
     const StepKind k = next_step();
     fill_walls(k);
     if (m_exchanger) {
-      m_exchanger->start(m_f[0], HaloPlans<L>::of(k, m_part));
+      m_exchanger->start(m_f[0], m_plans[int(k)]);
       m_exchanger->finish();
     }
     update_forces();
@@ -152,7 +182,22 @@ class SolverCore : public FlowSolver {
     } else {
       compute_moments<StepKind::aa_even>(out);
     }
-    return out;
+    if (m_box_order.extent(0) == 0) return out;
+    // A block's owned voxels in owned_box() order. Here, not in a private helper: CUDA's
+    // extended lambdas must not sit in a private or protected member function.
+    const index_t n = owned.size();
+    MomentFields ordered{Kokkos::View<double*>("karman::rho", n),
+                         Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", n, 3)};
+    const auto order = m_box_order;
+    const execution_space in_order;
+    Kokkos::parallel_for(
+        "karman::moments_in_box_order", Kokkos::RangePolicy<execution_space>(in_order, 0, n),
+        KOKKOS_LAMBDA(const index_t v) {
+          ordered.rho(order(v)) = out.rho(v);
+          for (int d = 0; d < 3; ++d) ordered.u(order(v), d) = out.u(v, d);
+        });
+    compat::fence(in_order, "karman::moments_ordered");
+    return ordered;
   }
 
   double local_mass() override { return total_density(moments()); }
@@ -170,7 +215,9 @@ class SolverCore : public FlowSolver {
 
   std::size_t wall_links() const override { return m_links.extent(0); }
 
-  const SlabPartition& partition() const override { return m_part; }
+  OwnedBox owned_box() const override { return partition_traits::owned_box(m_part); }
+  /// This rank's slab or block.
+  const Partition& partition() const { return m_part; }
   std::size_t population_bytes() const override {
     return std::size_t(m_pattern == Pattern::ab ? 2 : 1) * std::size_t(m_f[0].view().extent(0)) * sizeof(storage_type);
   }
@@ -217,10 +264,13 @@ class SolverCore : public FlowSolver {
     // AA keeps population i in slot opposite(i) after an even step (see initialize()).
     const field_type f = m_f[0];
     const bool opposite_slots = m_pattern == Pattern::aa;
+    const auto order = m_box_order;
+    const bool reorder = order.extent(0) > 0;
     Kokkos::parallel_for(
         "karman::gather_populations", Kokkos::RangePolicy<execution_space>(0, owned.size()),
         KOKKOS_LAMBDA(const index_t v) {
-          for (int i = 0; i < L::Q; ++i) packed(v, i) = f(owned.begin + v, opposite_slots ? L::opposite(i) : i);
+          const index_t k = reorder ? order(v) : v;
+          for (int i = 0; i < L::Q; ++i) packed(k, i) = f(owned.begin + v, opposite_slots ? L::opposite(i) : i);
         });
     Kokkos::deep_copy(HostPopulations<storage_type>(reinterpret_cast<storage_type*>(out), owned.size(), L::Q), packed);
   }
@@ -237,10 +287,13 @@ class SolverCore : public FlowSolver {
         packed, HostPopulations<const storage_type>(reinterpret_cast<const storage_type*>(in), owned.size(), L::Q));
     const field_type f = m_f[0];
     const bool opposite_slots = m_pattern == Pattern::aa;
+    const auto order = m_box_order;
+    const bool reorder = order.extent(0) > 0;
     Kokkos::parallel_for(
         "karman::scatter_populations", Kokkos::RangePolicy<execution_space>(0, owned.size()),
         KOKKOS_LAMBDA(const index_t v) {
-          for (int i = 0; i < L::Q; ++i) f(owned.begin + v, opposite_slots ? L::opposite(i) : i) = packed(v, i);
+          const index_t k = reorder ? order(v) : v;
+          for (int i = 0; i < L::Q; ++i) f(owned.begin + v, opposite_slots ? L::opposite(i) : i) = packed(k, i);
         });
     Kokkos::fence();
     m_steps = steps;
@@ -248,19 +301,25 @@ class SolverCore : public FlowSolver {
 
   void save_flags(flag_t* out) const override {
     const VoxelRange owned = m_part.owned();
-    Kokkos::deep_copy(
-        Kokkos::View<flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out, owned.size()),
-        Kokkos::subview(m_flags, Kokkos::make_pair(std::size_t(owned.begin), std::size_t(owned.end))));
+    const auto flags = Kokkos::subview(m_flags, Kokkos::make_pair(std::size_t(owned.begin), std::size_t(owned.end)));
+    if (m_box_order_host.empty()) {
+      Kokkos::deep_copy(
+          Kokkos::View<flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out, owned.size()), flags);
+      return;
+    }
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags);
+    for (std::size_t v = 0; v < m_box_order_host.size(); ++v) out[m_box_order_host[v]] = host(v);
   }
 
  protected:
-  /// Allocates the lattices and flags of `setup` on the slab `partition` (of setup.global)
-  /// and sets the initial equilibrium. `exchanger` moves halos (null when the slab axis is
-  /// neither periodic nor decomposed); `forced` says whether the kernels add the Guo force
-  /// terms; `collision` names the collision for description().
-  SolverCore(const SolverSetup& setup, const SlabPartition& partition, std::unique_ptr<exchanger_type> exchanger,
+  /// Allocates the lattices and flags of `setup` on the slab or block `partition` (of
+  /// setup.global) and sets the initial equilibrium. `exchanger` moves halos (null when a slab
+  /// axis is neither periodic nor decomposed); `forced` says whether the kernels add the Guo
+  /// force terms; `collision` names the collision for description().
+  SolverCore(const SolverSetup& setup, const Partition& partition, std::unique_ptr<exchanger_type> exchanger,
              Pattern pattern, bool forced, const char* collision)
       : m_part(checked_partition(setup, partition)),
+        m_topology(partition_traits::topology(m_part)),
         m_exchanger(std::move(exchanger)),
         m_overlap(setup.overlap),
         m_pattern(pattern),
@@ -269,6 +328,17 @@ class SolverCore : public FlowSolver {
         m_boundaries(setup.boundaries),
         m_spaces(compat::make_concurrent_instances<execution_space>(2)) {
     for (int d = 0; d < 3; ++d) m_force[d] = T(setup.relaxation.force[d]);
+    if (m_exchanger) {
+      for (const StepKind k : {StepKind::ab_pull, StepKind::aa_odd, StepKind::aa_even})
+        m_plans[int(k)] = HaloPlans<L>::of(k, m_part);
+    }
+    m_box_order_host = owned_box_order(m_part);
+    if (!m_box_order_host.empty()) {
+      m_box_order = Kokkos::View<index_t*, MemorySpace>("karman::owned_box_order", m_box_order_host.size());
+      Kokkos::deep_copy(m_box_order,
+                        Kokkos::View<const index_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                            m_box_order_host.data(), m_box_order_host.size()));
+    }
     m_f[0] = field_type("karman::populations_a", m_part.groups(), L::Q);
     if (m_pattern == Pattern::ab) m_f[1] = field_type("karman::populations_b", m_part.groups(), L::Q);
     // A box with no geometry is all fluid: flag words of zero, every voxel bulk.
@@ -309,10 +379,11 @@ class SolverCore : public FlowSolver {
 
   /// Accessor of the populations as a step of kind K reads and writes them.
   template <StepKind K, class Feat>
-  PopulationAccess<L, Prec, Layout, MemorySpace, K, Feat> access() const {
-    PopulationAccess<L, Prec, Layout, MemorySpace, K, Feat> a{m_f[0], m_pattern == Pattern::ab ? m_f[1] : m_f[0],
-                                                              m_flags, m_boundaries, m_part.local()};
-    a.origin[m_part.axis()] = m_part.owned_begin() - m_part.halo_width();
+  PopulationAccess<L, Prec, field_layout, MemorySpace, K, Feat, neighbours_type> access() const {
+    PopulationAccess<L, Prec, field_layout, MemorySpace, K, Feat, neighbours_type> a{
+        m_f[0], m_pattern == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_topology};
+    const std::array<int, 3> origin = m_part.origin();
+    for (int d = 0; d < 3; ++d) a.origin[d] = origin[std::size_t(d)];
     return a;
   }
 
@@ -330,14 +401,13 @@ class SolverCore : public FlowSolver {
                   (setup.force_field ? "force_field" : "immersed boundaries") +
                   ") runs with --pattern ab only; got --pattern aa");
     }
-    const Extents box = m_part.local();
-    const index_t n = box.size();
+    const index_t n = m_part.local_size();
     m_force_field = Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace>("karman::force_field", std::size_t(n), L::D);
     auto host = Kokkos::create_mirror_view(m_force_field);
-    const int axis = m_part.axis(), shift = m_part.owned_begin() - m_part.halo_width();
+    const std::array<int, 3> origin = m_part.origin();
     for (index_t v = 0; v < n; ++v) {
-      int c[3] = {box.coordinate(v, 0), box.coordinate(v, 1), box.coordinate(v, 2)};
-      c[axis] += shift;
+      std::array<int, 3> c = m_part.coordinates(v);
+      for (std::size_t a = 0; a < 3; ++a) c[a] += origin[a];
       const std::array<double, 3> f =
           setup.force_field
               ? setup.force_field(c[0], c[1], c[2])
@@ -347,10 +417,10 @@ class SolverCore : public FlowSolver {
     Kokkos::deep_copy(m_force_field, host);
   }
 
-  /// `partition`, when it is a slab of the setup's box.
-  static const SlabPartition& checked_partition(const SolverSetup& setup, const SlabPartition& partition) {
+  /// `partition`, when it is a part of the setup's box.
+  static const Partition& checked_partition(const SolverSetup& setup, const Partition& partition) {
     if (!(partition.global() == setup.global)) {
-      throw Error("karman::lbm: the slab partition is of a " + std::to_string(partition.global().nx) + "x" +
+      throw Error("karman::lbm: the partition is of a " + std::to_string(partition.global().nx) + "x" +
                   std::to_string(partition.global().ny) + "x" + std::to_string(partition.global().nz) +
                   " box, the setup's box is " + std::to_string(setup.global.nx) + "x" +
                   std::to_string(setup.global.ny) + "x" + std::to_string(setup.global.nz));
@@ -375,16 +445,22 @@ class SolverCore : public FlowSolver {
     const std::string what =
         std::string("curved walls (") + wall_interpolation_name(setup.curved_wall.interpolation) + ")";
     if (m_pattern == Pattern::aa) throw Error("karman: " + what + " run with --pattern ab only; got --pattern aa");
-    if (m_exchanger) {
-      throw Error("karman: " + what + " run on one rank with a closed slab axis only; got " +
-                  std::to_string(m_part.ranks()) + " rank(s)" +
-                  (setup.periodic[m_part.axis()] ? " and a periodic slab axis" : ""));
+    if constexpr (!std::is_same_v<Partition, SlabPartition>) {
+      throw Error("karman: " + what + " run on slabs only; got the Cartesian process grid --ranks-per-axis " +
+                  std::to_string(m_part.dims()[0]) + "x" + std::to_string(m_part.dims()[1]) + "x" +
+                  std::to_string(m_part.dims()[2]) + " (leave --ranks-per-axis out)");
+    } else {
+      if (m_exchanger) {
+        throw Error("karman: " + what + " run on one rank with a closed slab axis only; got " +
+                    std::to_string(m_part.ranks()) + " rank(s)" +
+                    (setup.periodic[m_part.axis()] ? " and a periodic slab axis" : ""));
+      }
+      const auto host = build_wall_links(m_part, setup, velocity_set<L>());
+      m_links = Kokkos::View<WallLink*, MemorySpace>("karman::wall_links", host.size());
+      Kokkos::deep_copy(m_links,
+                        Kokkos::View<const WallLink*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                            host.data(), host.size()));
     }
-    const auto host = build_wall_links(m_part, setup, velocity_set<L>());
-    m_links = Kokkos::View<WallLink*, MemorySpace>("karman::wall_links", host.size());
-    Kokkos::deep_copy(m_links,
-                      Kokkos::View<const WallLink*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                          host.data(), host.size()));
   }
 
   /// What a step of kind k reads from walls, filled before it (and before moments).
@@ -419,7 +495,7 @@ class SolverCore : public FlowSolver {
     const execution_space in_order;
     Kokkos::parallel_for("karman::fill_wall_slots",
                          Kokkos::RangePolicy<execution_space>(in_order, 0, m_wall_slots.extent(0)),
-                         FillWallSlots<L, K, field_type, MemorySpace>{m_f[0], m_wall_slots, m_part.local()});
+                         FillWallSlots<L, K, field_type, MemorySpace>{m_f[0], m_wall_slots});
     fence_before_overlapped_step(in_order);
   }
 
@@ -430,18 +506,19 @@ class SolverCore : public FlowSolver {
   }
 
   /// One step of kind k: exchange, then the kernels over owned voxels, interior first when
-  /// overlapping. Without overlap everything goes to the default instance, where the local
-  /// periodic exchanger also copies: the copies, the kernels and the next step's copies are
-  /// ordered by the instance alone, so a step needs no host synchronisation (on CUDA the
-  /// instances of m_spaces are other streams, which nothing would order against the copies).
-  /// An MPI exchanger also works on the default instance (solver_dispatch.hpp): its start()
-  /// waits for that instance alone, after whose kernels (or the overlapped step's fences) the
-  /// values to send are complete.
+  /// overlapping. The shared voxels are two consecutive ranges on either side of the interior,
+  /// a slab's two shared planes or a block's lower and upper shared cells (up to 13 each,
+  /// cartesian_partition.hpp): two launches whatever the neighbour count. Without overlap everything goes to the
+  /// default instance, where the local periodic exchanger also copies: the copies, the kernels and the next step's
+  /// copies are ordered by the instance alone, so a step needs no host synchronisation (on CUDA the instances of
+  /// m_spaces are other streams, which nothing would order against the copies). An MPI exchanger also works on the
+  /// default instance (solver_dispatch.hpp): its start() waits for that instance alone, after whose kernels (or the
+  /// overlapped step's fences) the values to send are complete.
   void step(StepKind k) {
     const execution_space in_order;
     if (m_exchanger) {
       Kokkos::Profiling::pushRegion("karman::halo_start");
-      m_exchanger->start(m_f[0], HaloPlans<L>::of(k, m_part));
+      m_exchanger->start(m_f[0], m_plans[int(k)]);
       Kokkos::Profiling::popRegion();
     }
     if (!m_exchanger || !m_overlap) {
@@ -453,15 +530,16 @@ class SolverCore : public FlowSolver {
       update(k, m_owned_label, m_part.owned(), in_order);
       return;
     }
-    update(k, m_interior_label, m_part.group(m_part.interior_group()), m_spaces[0]);
+    const VoxelRange owned = m_part.owned(), interior = m_part.group(m_part.interior_group());
+    update(k, m_interior_label, interior, m_spaces[0]);
     Kokkos::Profiling::pushRegion("karman::halo_finish");
     m_exchanger->finish();
     // A local periodic exchanger's copies are on the default instance: the shared kernels on
     // m_spaces[1] read what they wrote.
     compat::fence(in_order, "karman::halo_copied");
     Kokkos::Profiling::popRegion();
-    update(k, m_shared_lo_label, m_part.group(m_part.shared_group(m_part.lower())), m_spaces[1]);
-    update(k, m_shared_hi_label, m_part.group(m_part.shared_group(m_part.upper())), m_spaces[1]);
+    update(k, m_shared_lo_label, {owned.begin, interior.begin}, m_spaces[1]);
+    update(k, m_shared_hi_label, {interior.end, owned.end}, m_spaces[1]);
     compat::fence(m_spaces[1], "karman::shared_done");
     compat::fence(m_spaces[0], "karman::interior_done");
   }
@@ -480,8 +558,8 @@ class SolverCore : public FlowSolver {
   }
   template <StepKind K, class Feat>
   void compute_moments(MomentFields& out) const {
-    Moments<L, Prec, Layout, MemorySpace, K, Feat> kernel{access<K, Feat>(),    out.rho, out.u,
-                                                          m_part.owned().begin, {},      {}};
+    Moments<L, Prec, field_layout, MemorySpace, K, Feat, neighbours_type> kernel{access<K, Feat>(),    out.rho, out.u,
+                                                                                 m_part.owned().begin, {},      {}};
     for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
     if constexpr (Feat::force_field) kernel.voxel_force.field = m_force_field;
     // On the default instance, after the exchanger's copies (see step()).
@@ -509,8 +587,13 @@ class SolverCore : public FlowSolver {
     compat::fence(m_spaces[0], "karman::initialized");
   }
 
-  SlabPartition m_part;
+  Partition m_part;
+  typename neighbours_type::topology_type m_topology;  ///< what the kernels' neighbour accessor reads
   std::unique_ptr<exchanger_type> m_exchanger;
+  HaloPlan m_plans[3];  ///< the exchange before a step of each StepKind, built once
+  /// owned_box_order(): on the device for moments and populations, on the host for flags.
+  Kokkos::View<index_t*, MemorySpace> m_box_order;
+  std::vector<index_t> m_box_order_host;
   bool m_overlap;
   Pattern m_pattern;
   bool m_forced;

@@ -1,7 +1,8 @@
 #pragma once
 /// \file solver_dispatch.hpp
 /// Turns the runtime names of a Variant into template arguments, once per solver, for one
-/// (lattice, precision, layout); included only by the generated solver-variant units.
+/// (lattice, precision, layout) on slabs or on Cartesian blocks; included only by the
+/// generated solver-variant units.
 
 #include <karman/core/layouts.hpp>
 #include <karman/core/periodic_exchange.hpp>
@@ -11,7 +12,9 @@
 
 #include <string>
 #include <type_traits>
+#include <utility>
 #if KARMAN_ENABLE_MPI
+#include <karman/comm/cartesian_decomposition.hpp>
 #include <karman/comm/mpi_halo_exchanger.hpp>
 #include <karman/comm/slab_decomposition.hpp>
 #endif
@@ -108,5 +111,68 @@ std::unique_ptr<FlowSolver> make_solver_variant(const SolverSetup& setup) {
     }
   });
 }
+
+#if KARMAN_ENABLE_MPI
+/// A rank's block and the exchanger that fills its halos, both from one CartesianDecomposition
+/// of the setup's process grid. One process without a communicator exchanges with itself
+/// through MPI_COMM_SELF (a periodic slab axis: the halo the kernels read).
+template <class FieldType>
+std::pair<CartesianPartition, std::unique_ptr<HaloExchanger<FieldType>>> make_block(const SolverSetup& setup) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) throw Error("karman: Cartesian blocks (--ranks-per-axis) need MPI initialised (MPI_Init)");
+  MPI_Comm comm = setup.ranks > 1 ? setup.communicator.comm() : MPI_COMM_SELF;
+  if (comm == MPI_COMM_NULL) throw Error("karman: " + std::to_string(setup.ranks) + " ranks need a communicator");
+  const comm::CartesianDecomposition decomposition(setup.global, comm, setup.process_grid, setup.periodic);
+  if (decomposition.rank() != setup.rank || decomposition.ranks() != setup.ranks) {
+    throw Error("karman: the setup names rank " + std::to_string(setup.rank) + " of " + std::to_string(setup.ranks) +
+                ", its communicator rank " + std::to_string(decomposition.rank()) + " of " +
+                std::to_string(decomposition.ranks()));
+  }
+  return {decomposition.partition(),
+          std::make_unique<comm::MpiHaloExchanger<FieldType>>(decomposition, setup.gpu_aware,
+                                                              typename FieldType::execution_space(), setup.pack_halos)};
+}
+
+/// The block solver of one collision and pattern, with or without the Guo force terms.
+template <class L, class T, class Layout, class Collision, Pattern P, bool Forced>
+std::unique_ptr<FlowSolver> build_on_blocks(const SolverSetup& setup) {
+  using S = Solver<L, T, Layout, Collision, P, Forced, false, Kokkos::DefaultExecutionSpace::memory_space,
+                   CartesianPartition>;
+  auto [partition, exchanger] = make_block<typename S::field_type>(setup);
+  return std::make_unique<S>(setup, partition, std::move(exchanger));
+}
+
+/// Definition of the block entry point declared in solver_variant.hpp; each generated block
+/// unit instantiates it for one (lattice, precision, layout), with the collisions
+/// block_collisions names (BGK and TRT) and both patterns: half the kernels of a slab unit,
+/// which also holds MRT or CM and the force-field kernels (docs/building.md).
+template <class L, class T, class Layout>
+std::unique_ptr<FlowSolver> make_block_solver_variant(const SolverSetup& setup) {
+  if (setup.force_field || !setup.immersed_body.empty()) {
+    throw Error(std::string("karman: a per-voxel force field (") +
+                (setup.force_field ? "force_field" : "immersed boundaries") +
+                ") runs on slabs only; got the Cartesian process grid --ranks-per-axis " +
+                std::to_string(setup.process_grid[0]) + "x" + std::to_string(setup.process_grid[1]) + "x" +
+                std::to_string(setup.process_grid[2]) + " (leave --ranks-per-axis out)");
+  }
+  return dispatch<Collisions>(setup.variant.collision, [&](auto collision) -> std::unique_ptr<FlowSolver> {
+    using Collision = tag_type<decltype(collision)>;
+    if constexpr (std::is_same_v<Collision, BGK> || std::is_same_v<Collision, TRT>) {
+      return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) {
+        constexpr Pattern P = tag_type<decltype(pattern)>::value;
+        const bool forced =
+            setup.relaxation.force[0] != 0 || setup.relaxation.force[1] != 0 || setup.relaxation.force[2] != 0;
+        if (forced) return build_on_blocks<L, T, Layout, Collision, P, true>(setup);
+        return build_on_blocks<L, T, Layout, Collision, P, false>(setup);
+      });
+    } else {
+      throw Error(std::string("karman: --collision ") + Collision::name +
+                  " is not compiled for Cartesian blocks (--ranks-per-axis); they run bgk and trt, or leave "
+                  "--ranks-per-axis out for slabs");
+    }
+  });
+}
+#endif
 
 }  // namespace karman::lbm::detail

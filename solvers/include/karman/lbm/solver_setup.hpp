@@ -79,8 +79,11 @@ struct SolverSetup {
   std::function<std::array<double, 3>(int x, int y, int z)> force_field;
   /// A rigid body held by immersed boundaries (immersed_boundary.hpp); one rank only.
   ImmersedBody immersed_body;
-  int rank = 0;                         ///< this rank's slab
-  int ranks = 1;                        ///< number of slabs
+  int rank = 0;   ///< this rank's slab or block
+  int ranks = 1;  ///< number of slabs or blocks
+  /// Ranks along x, y, z of a Cartesian block decomposition (--ranks-per-axis; product = ranks,
+  /// z = 1 in 2D); zeros: slabs along the slowest axis.
+  std::array<int, 3> process_grid{0, 0, 0};
   bool overlap = true;                  ///< interior/shared split around the halo exchange
   Schedule schedule = Schedule::split;  ///< bulk/boundary kernels apart or one flagged kernel
   int schedule_tile = 0;  ///< voxels classified together (update_schedule.hpp); 0: default_schedule_tile()

@@ -16,4 +16,9 @@ namespace karman::lbm::detail {
 template <class L, class T, class Layout>
 std::unique_ptr<FlowSolver> make_solver_variant(const SolverSetup& setup);
 
+/// The same on the Cartesian blocks of setup.process_grid (MPI builds), from the units of
+/// KARMAN_CARTESIAN_VARIANTS (src/block_solver_variant.cpp.in).
+template <class L, class T, class Layout>
+std::unique_ptr<FlowSolver> make_block_solver_variant(const SolverSetup& setup);
+
 }  // namespace karman::lbm::detail

@@ -16,8 +16,9 @@
 /// (cell_flags.hpp) says which populations come from walls.
 ///
 /// The kernel reaches neighbours through an accessor N built as N(voxel, topology): the dense
-/// box's Neighbours<D> by default, or BlockNeighbours on a block-sparse grid (Meneghin &
-/// Mahmoud §IV), so both grids run this one source (docs/block_sparse.md).
+/// slab's Neighbours<D> by default, a Cartesian block's CartesianNeighbours<D>
+/// (cartesian_neighbours.hpp), or BlockNeighbours on a block-sparse grid (Meneghin & Mahmoud
+/// §IV), so every grid runs this one source (docs/block_sparse.md, docs/architecture.md).
 
 #include <karman/core/backend_traits.hpp>
 #include <karman/core/block_grid_view.hpp>
@@ -76,10 +77,22 @@ struct VoxelForce<T, MemorySpace, true> {
   }
 };
 
+/// True for the topology of a block-sparse grid (block_grid_view.hpp).
+template <class Topology>
+inline constexpr bool is_block_grid = false;
+template <int Dim, int B, class MemorySpace>
+inline constexpr bool is_block_grid<BlockGridView<Dim, B, MemorySpace>> = true;
+
 /// True when neighbour accessor N can answer absent_voxel: a block-sparse grid stores nothing
-/// past a non-periodic side, where the dense box has a halo plane or its in-plane wrap.
+/// past a non-periodic side, where a dense slab or Cartesian block has a halo or its wrap.
 template <class N>
-inline constexpr bool has_absent_neighbours = !std::is_same_v<typename N::topology_type, Extents>;
+inline constexpr bool has_absent_neighbours = is_block_grid<typename N::topology_type>;
+
+/// True when the groups of N's numbering are whole planes across the slab axis (SlabPartition),
+/// so that a stencil neighbour's group is its plane's; a Cartesian block's faces, edges and
+/// corners are not.
+template <class N>
+inline constexpr bool has_plane_groups = std::is_same_v<typename N::topology_type, Extents>;
 
 /// Flag word of the voxels past a non-periodic side: a wall of id 0, as the dense box's halo
 /// planes there (build_flags).
@@ -124,16 +137,19 @@ struct PopulationAccess {
 
   using span_type = typename field_type::group_span;
   static_assert(!has_group_span_v<Layout> || !has_absent_neighbours<N>,
-                "karman::lbm: a grouped layout (Disaggregated) needs the dense box's planes");
+                "karman::lbm: a grouped layout (Disaggregated) needs the dense box's groups");
+  /// Whether accesses go through plane spans: a grouped layout on a slab.
+  static constexpr bool by_plane_spans = has_group_span_v<Layout> && has_plane_groups<N>;
   /// The group spans of the planes below, at and above a voxel along the slab axis (at[1 + dz]).
   /// Groups are whole planes (SlabPartition), so a stencil neighbour's group is its plane's: a
   /// grouped layout (Disaggregated) resolves three spans per update instead of looking the
-  /// group up on each of the 2Q accesses. Empty for the other layouts.
+  /// group up on each of the 2Q accesses. Empty for the other layouts and on a Cartesian
+  /// block, whose accesses look their group up each.
   struct PlaneSpans {
     span_type at[3];
   };
   KOKKOS_INLINE_FUNCTION PlaneSpans plane_spans(index_t v) const {
-    if constexpr (has_group_span_v<Layout>) {
+    if constexpr (by_plane_spans) {
       const index_t plane = topology.plane_size();
       return {{src.span_of(v - plane), src.span_of(v), src.span_of(v + plane)}};
     } else {
@@ -143,11 +159,23 @@ struct PopulationAccess {
   }
   /// get() of voxel v in the plane `dz` planes away from the updated one.
   KOKKOS_INLINE_FUNCTION T get(const PlaneSpans& p, int dz, index_t v, int q) const {
-    return decode_population<L, P>(src(p.at[1 + dz], v, q), q);
+    if constexpr (by_plane_spans) {
+      return decode_population<L, P>(src(p.at[1 + dz], v, q), q);
+    } else {
+      (void)p;
+      (void)dz;
+      return get(v, q);
+    }
   }
   /// put() into voxel v in the plane `dz` planes away from the updated one.
   KOKKOS_INLINE_FUNCTION void put(const PlaneSpans& p, int dz, index_t v, int q, T value) const {
-    dst(p.at[1 + dz], v, q) = encode_population<L, P>(value, q);
+    if constexpr (by_plane_spans) {
+      dst(p.at[1 + dz], v, q) = encode_population<L, P>(value, q);
+    } else {
+      (void)p;
+      (void)dz;
+      put(v, q, value);
+    }
   }
 
   /// Ladd's moving-wall term 2 w_i rho0 (c_i . u_w) / cs^2 for population i entering from the

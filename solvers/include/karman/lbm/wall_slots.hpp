@@ -32,9 +32,11 @@
 namespace karman::lbm {
 
 /// One population bounced through a solid voxel's slot: slot `direction` of local voxel `solid`
-/// receives population opposite(direction) of the fluid voxel solid + c_direction.
+/// receives population opposite(direction) of the fluid voxel solid + c_direction, `fluid`
+/// (stored: a Cartesian block's numbering is not x fastest, so no offset finds it).
 struct WallSlot {
   index_t solid = 0;
+  index_t fluid = 0;
   int direction = 0;
 };
 
@@ -45,12 +47,11 @@ template <class L, StepKind Kind, class FieldType, class MemorySpace>
 struct FillWallSlots {
   FieldType f;
   Kokkos::View<const WallSlot*, MemorySpace> slots;
-  Extents local;
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::size_t k) const {
     const WallSlot s = slots(k);
     const int i = s.direction, o = L::opposite(i);
-    const index_t fluid = s.solid + L::c(i, 0) + index_t(local.nx) * (L::c(i, 1) + index_t(local.ny) * L::c(i, 2));
+    const index_t fluid = s.fluid;
     if constexpr (Kind == StepKind::ab_pull) {
       f(s.solid, i) = f(fluid, o);
     } else if constexpr (Kind == StepKind::aa_odd) {
