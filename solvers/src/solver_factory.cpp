@@ -61,6 +61,17 @@ void check_setup(const SolverSetup& setup, const char* where) {
   }
 }
 
+/// Calls f(lattice, precision, layout) with the tags of the variant `v` names (variants.hpp),
+/// the types as tag_type<decltype(...)>: the one runtime-to-template step of every factory.
+template <class F>
+auto dispatch_variant(const Variant& v, F&& f) {
+  return dispatch<Lattices>(v.lattice, [&](auto lattice) {
+    return dispatch<Precisions>(v.precision, [&](auto precision) {
+      return dispatch<Layouts>(v.layout, [&](auto layout) { return f(lattice, precision, layout); });
+    });
+  });
+}
+
 }  // namespace
 
 std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
@@ -74,46 +85,38 @@ std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
                   " rank(s); accepted: counts of at least 1 whose product is the rank count");
     }
 #if KARMAN_ENABLE_MPI
-    return dispatch<Lattices>(v.lattice, [&](auto lattice) {
+    return dispatch_variant(v, [&](auto lattice, auto precision, auto layout) -> std::unique_ptr<FlowSolver> {
       using L = tag_type<decltype(lattice)>;
-      return dispatch<Precisions>(v.precision, [&](auto precision) {
-        using T = tag_type<decltype(precision)>;
-        return dispatch<Layouts>(v.layout, [&](auto layout) -> std::unique_ptr<FlowSolver> {
-          using Layout = tag_type<decltype(layout)>;
-          if constexpr (is_block_compiled(L::name, VariantName<T>::value, Layout::name)) {
-            return detail::make_block_solver_variant<L, T, Layout>(setup);
-          } else {
-            throw Error("solver " + v.lattice.name() + "/" + v.precision.name() + "/" + v.layout.name() +
-                        " is not compiled for Cartesian blocks (--ranks-per-axis) into this build of Karman::lbm (it "
-                        "holds " +
-                        compiled_block_list() +
-                        "); leave --ranks-per-axis out for slabs, or reconfigure with -DKARMAN_CARTESIAN_VARIANTS "
-                        "naming it");
-          }
-        });
-      });
+      using T = tag_type<decltype(precision)>;
+      using Layout = tag_type<decltype(layout)>;
+      if constexpr (is_block_compiled(L::name, VariantName<T>::value, Layout::name)) {
+        return detail::make_block_solver_variant<L, T, Layout>(setup);
+      } else {
+        throw Error("solver " + v.lattice.name() + "/" + v.precision.name() + "/" + v.layout.name() +
+                    " is not compiled for Cartesian blocks (--ranks-per-axis) into this build of Karman::lbm (it "
+                    "holds " +
+                    compiled_block_list() +
+                    "); leave --ranks-per-axis out for slabs, or reconfigure with -DKARMAN_CARTESIAN_VARIANTS "
+                    "naming it");
+      }
     });
 #else
     throw Error("karman::lbm::make_solver: the process grid " + text +
                 " (--ranks-per-axis) needs a build with MPI (KARMAN_ENABLE_MPI=ON)");
 #endif
   }
-  return dispatch<Lattices>(v.lattice, [&](auto lattice) {
+  return dispatch_variant(v, [&](auto lattice, auto precision, auto layout) -> std::unique_ptr<FlowSolver> {
     using L = tag_type<decltype(lattice)>;
-    return dispatch<Precisions>(v.precision, [&](auto precision) {
-      using T = tag_type<decltype(precision)>;
-      return dispatch<Layouts>(v.layout, [&](auto layout) -> std::unique_ptr<FlowSolver> {
-        using Layout = tag_type<decltype(layout)>;
-        if constexpr (is_compiled(L::name, VariantName<T>::value, Layout::name)) {
-          return detail::make_solver_variant<L, T, Layout>(setup);
-        } else {
-          throw Error("solver " + v.lattice.name() + "/" + v.precision.name() + "/" + v.layout.name() +
-                      " is not compiled into this build of Karman::lbm (it holds " + compiled_list() +
-                      "); reconfigure with -DKARMAN_VARIANTS (lattice/precision/layout triples), or -DKARMAN_LATTICES, "
-                      "-DKARMAN_PRECISIONS and -DKARMAN_LAYOUTS, naming it");
-        }
-      });
-    });
+    using T = tag_type<decltype(precision)>;
+    using Layout = tag_type<decltype(layout)>;
+    if constexpr (is_compiled(L::name, VariantName<T>::value, Layout::name)) {
+      return detail::make_solver_variant<L, T, Layout>(setup);
+    } else {
+      throw Error("solver " + v.lattice.name() + "/" + v.precision.name() + "/" + v.layout.name() +
+                  " is not compiled into this build of Karman::lbm (it holds " + compiled_list() +
+                  "); reconfigure with -DKARMAN_VARIANTS (lattice/precision/layout triples), or -DKARMAN_LATTICES, "
+                  "-DKARMAN_PRECISIONS and -DKARMAN_LAYOUTS, naming it");
+    }
   });
 }
 
