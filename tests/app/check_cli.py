@@ -59,7 +59,7 @@ with tempfile.TemporaryDirectory() as tmp:
     run(["channel", "--height", "8", "--length", "6", "--steps", "20", "--output", os.path.join(tmp, "ch")])
     run(["taylor-green", "--n", "16", "--steps", "20", "--output", os.path.join(tmp, "tg")])
     tg3 = os.path.join(tmp, "tg3")
-    run(["taylor-green", "--dim", "3", "--n", "8", "--time", "0.5", "--precision", "float", "--no-fields", "--output", tg3])
+    run(["taylor-green", "--dim", "3", "--n", "8", "--time", "0.5", "--no-fields", "--output", tg3])
     s3 = json.load(open(os.path.join(tg3, "summary.json")))
     if s3.get("variant", {}).get("collision") != "cm" or "taylor_green_3d" not in s3:
         failures.append("taylor-green --dim 3: not cm or no taylor_green_3d summary")
