@@ -35,14 +35,6 @@ class CartesianInvariance : public test::MpiSolverTest, public ::testing::WithPa
 /// them unevenly (17 = 9 + 8 = 5 + 4 + 4 + 4 = 3 + 2 * 7).
 constexpr int voxels = 17;
 
-/// A density ripple that differs on every voxel, so that a halo holding the wrong voxel (or the
-/// right voxel of the wrong neighbour) cannot be hidden by a symmetry of the case.
-FlowState rippled(int x, int y, int z) {
-  FlowState s;
-  s.rho = 1.0 + 1e-3 * std::sin(0.7 * x + 1.3 * y + 2.1 * z + 0.3);
-  return s;
-}
-
 std::string grid_text(const std::array<int, 3>& g) {
   return std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" + std::to_string(g[2]);
 }
@@ -130,7 +122,7 @@ SolverSetup cavity(int dim, const std::string& lattice) {
   p.n = voxels - 2;
   p.reynolds = 10;
   SolverSetup s = cases::cavity_setup(p, Variant{lattice, "double", "soa", "bgk", "ab"});
-  s.initial = rippled;
+  s.initial = test::rippled;
   return s;
 }
 
@@ -155,7 +147,7 @@ TEST_P(CartesianInvariance, Channel3DBodyForce) {
   p.length = 13;
   p.depth = voxels;
   SolverSetup s = cases::channel_setup(p, Variant{"d3q19", "double", "soa", "trt", "ab"});
-  s.initial = rippled;
+  s.initial = test::rippled;
   EXPECT_GT(expect_invariant_on_grids(s, GetParam(), 4, "channel 3D body force", rank, ranks), 0);
 }
 

@@ -31,14 +31,6 @@ class DecompositionInvariance : public test::MpiSolverTest, public ::testing::Wi
 /// Planes along the slab axis of every box below: 2, 3 and 4 ranks all get uneven slabs.
 constexpr int planes = 11;
 
-/// A density ripple that differs on every plane, so that a halo holding the wrong plane (or
-/// the right plane of the wrong neighbour) cannot be hidden by a symmetry of the case.
-FlowState rippled(int x, int y, int z) {
-  FlowState s;
-  s.rho = 1.0 + 1e-3 * std::sin(0.7 * x + 1.3 * y + 2.1 * z + 0.3);
-  return s;
-}
-
 /// Runs `setup` on the slabs of every rank for `steps` and `steps + 1` steps and compares the
 /// gathered fields bit by bit with the single-rank run of the same setup on rank 0. The
 /// reference runs on rank 0 after the gather, while the other ranks wait in their next
@@ -101,7 +93,7 @@ SolverSetup cavity(int dim, const std::string& lattice) {
   p.n = planes - 2;
   p.reynolds = 10;
   SolverSetup s = cases::cavity_setup(p, Variant{lattice, "double", "soa", "bgk", "ab"});
-  s.initial = rippled;
+  s.initial = test::rippled;
   return s;
 }
 
@@ -149,7 +141,7 @@ TEST_P(DecompositionInvariance, Channel3DPeriodicSlabAxisWithBodyForce) {
   p.length = 5;
   p.depth = planes;
   SolverSetup s = cases::channel_setup(p, Variant{"d3q19", "double", "soa", "bgk", "ab"});
-  s.initial = rippled;
+  s.initial = test::rippled;
   expect_invariant_for_all_variants(s, GetParam(), 4, "channel 3D body force", rank, ranks);
 }
 

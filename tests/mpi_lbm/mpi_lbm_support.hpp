@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -53,5 +54,13 @@ std::string bitwise_difference(const HostMoments& a, const HostMoments& b, const
 
 /// Largest |u| component, to check that a case has set the fluid moving.
 double max_speed(const HostMoments& m);
+
+/// A density ripple that differs on every voxel, so that a halo holding the wrong voxel or plane
+/// (or the right one of the wrong neighbour) cannot be hidden by a symmetry of the case.
+inline FlowState rippled(int x, int y, int z) {
+  FlowState s;
+  s.rho = 1.0 + 1e-3 * std::sin(0.7 * x + 1.3 * y + 2.1 * z + 0.3);
+  return s;
+}
 
 }  // namespace karman::lbm::test
