@@ -53,8 +53,12 @@ index_t wall_slot(const Partition& part, const SolverSetup& setup, const int (&g
   for (int a = 0; a < 3; ++a)
     if (g[a] - c[a] < 0 || g[a] - c[a] >= n[a]) return -1;
   // Inside the box without a wrap, x - c is the neighbour the kernels reach: one local step
-  // along each axis (into the next class of a block, cartesian_neighbours.hpp).
+  // along each axis (into the next class of a block, cartesian_neighbours.hpp). A halo voxel's
+  // neighbour may lie past the local array: not owned, so bounced (halo voxels are not updated).
   const std::array<int, 3> l = part.coordinates(v);
+  const int nl[3] = {part.local().nx, part.local().ny, part.local().nz};
+  for (int a = 0; a < 3; ++a)
+    if (l[a] - c[a] < 0 || l[a] - c[a] >= nl[a]) return -1;
   const index_t solid = part.index(l[0] - c[0], l[1] - c[1], l[2] - c[2]);
   const VoxelRange owned = part.owned();
   return solid >= owned.begin && solid < owned.end ? solid : -1;
