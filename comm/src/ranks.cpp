@@ -4,6 +4,7 @@
 #include <karman/comm/mpi_datatype.hpp>
 #endif
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -54,6 +55,22 @@ double Ranks::sum(double local) const {
   if (m_size > 1) return all_reduce(local, MPI_SUM, m_comm);
 #endif
   return local;
+}
+
+void Ranks::sum_in_place(double* values, std::size_t count) const {
+#if KARMAN_ENABLE_MPI
+  if (m_size > 1) {
+    // MPI counts are int: long arrays go in pieces.
+    constexpr std::size_t piece = std::size_t(1) << 30;
+    for (std::size_t first = 0; first < count; first += piece) {
+      const int n = static_cast<int>(std::min(piece, count - first));
+      MPI_Allreduce(MPI_IN_PLACE, values + first, n, MPI_DOUBLE, MPI_SUM, m_comm);
+    }
+  }
+#else
+  (void)values;
+  (void)count;
+#endif
 }
 
 double Ranks::max(double local) const {

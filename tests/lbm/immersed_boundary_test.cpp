@@ -13,9 +13,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <vector>
 
 namespace {
 
@@ -79,7 +81,7 @@ TEST(DeltaKernel, NamesRoundTripAndUnknownRefused) {
 // A linear field is interpolated exactly by kernels with both moment conditions, in 2D and 3D.
 template <int D, class Kernel>
 void check_linear_interpolation() {
-  const Extents box = D == 3 ? Extents{24, 24, 24} : Extents{24, 24, 1};
+  const MarkerBox box{D == 3 ? Extents{24, 24, 24} : Extents{24, 24, 1}, {0, 0, 0}, 24, false};
   auto field = [](int i, int j, int k) { return 0.3 + 1.7 * i - 0.4 * j + (D == 3 ? 2.1 * k : 0.0); };
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> pos(6.0, 16.0);
@@ -91,11 +93,43 @@ void check_linear_interpolation() {
       index_t v = 0;
       double w = 0;
       if (!st.point(box, n, v, w)) continue;
-      u += w * field(box.coordinate(v, 0), box.coordinate(v, 1), box.coordinate(v, 2));
+      u += w * field(box.local.coordinate(v, 0), box.local.coordinate(v, 1), box.local.coordinate(v, 2));
       weights += w;
     }
     EXPECT_NEAR(weights, 1.0, 1e-13);
     EXPECT_NEAR(u, 0.3 + 1.7 * p[0] - 0.4 * p[1] + (D == 3 ? 2.1 * p[2] : 0.0), 1e-12) << Kernel::name;
+  }
+}
+
+// Slabs of a periodic slab axis (y in 2D, 14 planes as 4 + 3 + 4 + 3) split every stencil: each
+// global voxel it reaches is owned by exactly one slab, after wrapping across the ends, and the
+// weights over all slabs add up to 1, as they do in one box of the same 14 planes.
+TEST(ImmersedBoundary, StencilsSplitBetweenSlabsAndWrapAroundThePeriodicAxis) {
+  const int planes = 14, first[] = {0, 4, 7, 11, planes};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> along(0.0, double(planes));
+  for (int trial = 0; trial < 40; ++trial) {
+    const double p[3] = {4.3, trial < 4 ? planes - 0.2 * trial : along(rng), 0.0};
+    const MarkerStencil<2, Peskin4Delta> st(p);
+    std::vector<int> reached;
+    double weights = 0;
+    for (int r = 0; r < 4; ++r) {
+      // Slab r: planes first[r] .. first[r + 1] - 1 with a halo plane on either side.
+      const MarkerBox box{Extents{12, first[r + 1] - first[r] + 2, 1}, {0, first[r] - 1, 0}, planes, true};
+      for (int n = 0; n < st.points; ++n) {
+        index_t v = 0;
+        double w = 0;
+        if (!st.point(box, n, v, w)) continue;
+        const int y = box.local.coordinate(v, 1);
+        EXPECT_TRUE(y >= 1 && y <= first[r + 1] - first[r]) << "a halo plane reached by slab " << r;
+        reached.push_back(int(box.local.coordinate(v, 0)) + 100 * (y + box.origin[1]));
+        weights += w;
+      }
+    }
+    std::sort(reached.begin(), reached.end());
+    EXPECT_EQ(std::adjacent_find(reached.begin(), reached.end()), reached.end()) << "a voxel reached twice, y " << p[1];
+    EXPECT_EQ(reached.size(), std::size_t(st.points)) << "y " << p[1];
+    EXPECT_NEAR(weights, 1.0, 1e-13) << "y " << p[1];
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <karman/comm/collective_error.hpp>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -42,6 +43,9 @@ class Ranks {
 
   /// Sum over ranks, on every rank.
   double sum(double local) const;
+  /// Element-wise sum over ranks of `count` values at `values`, replaced by it on every rank
+  /// (`count` the same on every rank).
+  void sum_in_place(double* values, std::size_t count) const;
   /// Maximum over ranks, on every rank.
   double max(double local) const;
   /// Bitwise OR over ranks, on every rank (flags that any rank may raise).

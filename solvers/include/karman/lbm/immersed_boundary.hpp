@@ -15,7 +15,16 @@
 ///  spread so far). The stream-collide kernels then add the field by Guo forcing
 ///  (Features::force_field). The force on the body is the reaction -sum_m F_m A_m plus the
 ///  inertia of the fluid inside the body (Uhlmann 2005, for a rigid body).
+///
+/// Under MPI (slabs) every rank holds every marker: a rigid body's markers are few next to the
+/// fluid, and their prescribed motion is known everywhere. Step 2 runs in two parts: each rank
+/// sums the delta-weighted moments over the stencil voxels it owns (a stencil that crosses a slab
+/// boundary is cut between the ranks, as it is between owned and halo planes), the ranks add
+/// their sums (one all-reduce of five numbers per marker), and every rank then sets the same
+/// increments and spreads them to its owned voxels. The interpolation reads the halo planes
+/// (the pull of an owned voxel next to them), so they are exchanged before the forcing.
 
+#include <karman/comm/ranks.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
 #include <karman/core/kokkos_compat.hpp>
@@ -33,8 +42,18 @@
 
 namespace karman::lbm {
 
+/// Where a rank's stencils land: its box with halo planes, the global coordinates of its local
+/// voxel 0, and the global extent and periodicity of the slab axis.
+struct MarkerBox {
+  Extents local;
+  int origin[3] = {0, 0, 0};
+  int slab_extent = 0;
+  bool slab_periodic = false;
+};
+
 /// The voxels a marker's delta kernel reaches: per axis the first voxel and the weights (the
-/// third axis of a 2D lattice is the one plane z = 0 with weight 1), in local coordinates.
+/// third axis of a 2D lattice is the one plane z = 0 with weight 1), in global coordinates, so
+/// that every rank computes the same weights for a marker.
 template <int D, class Kernel>
 struct MarkerStencil {
   static constexpr int support_z = D == 3 ? Kernel::support : 1;
@@ -42,7 +61,7 @@ struct MarkerStencil {
   int first_z = 0;
   double weight_z[support_z] = {};
 
-  /// The stencil of the marker at local coordinates p.
+  /// The stencil of the marker at global coordinates p.
   KOKKOS_INLINE_FUNCTION explicit MarkerStencil(const double p[3]) : x(p[0]), y(p[1]) {
     if constexpr (D == 3) {
       const DeltaStencil1D<Kernel> z(p[2]);
@@ -56,52 +75,61 @@ struct MarkerStencil {
   /// Points of the stencil: Kernel::support per axis.
   static constexpr int points = Kernel::support * Kernel::support * support_z;
 
-  /// Point n (x fastest) of the stencil in `box`: its voxel v and weight w, or false when it
-  /// falls outside the owned planes. Along the slab axis the stencil is cut to the owned planes
-  /// (the halo planes are the neighbour's); across it coordinates wrap around, as the dense box's
-  /// neighbours do (neighbours.hpp), so a marker near a periodic side reaches the voxels across
-  /// it (walls and inlets sit on the other sides). Kernels loop over n: a loop body, not a
-  /// lambda, since nvcc takes a lambda in device code for a host function.
-  KOKKOS_INLINE_FUNCTION bool point(const Extents& box, int n, index_t& v, double& w) const {
+  /// Point n (x fastest) of the stencil in `box`: its local voxel v and weight w, or false when
+  /// it falls outside the rank's owned planes. Along the slab axis the stencil is cut to the
+  /// owned planes (the others are a neighbour's, or the halo) after wrapping around a periodic
+  /// slab axis; across it coordinates wrap around, as the dense box's neighbours do
+  /// (neighbours.hpp), so a marker near a periodic side reaches the voxels across it (walls and
+  /// inlets sit on the other sides). Kernels loop over n: a loop body, not a lambda, since nvcc
+  /// takes a lambda in device code for a host function.
+  KOKKOS_INLINE_FUNCTION bool point(const MarkerBox& box, int n, index_t& v, double& w) const {
     const int a = n % Kernel::support, b = n / Kernel::support % Kernel::support;
     const int c = n / (Kernel::support * Kernel::support);
-    const int axis = box.slab_axis();
     int i = x.first + a, j = y.first + b, k = first_z + c;
-    if (!place(box, 2, axis, k) || !place(box, 1, axis, j) || !place(box, 0, axis, i)) return false;
-    v = box.index(i, j, k);
+    if (!place(box, 2, k) || !place(box, 1, j) || !place(box, 0, i)) return false;
+    v = box.local.index(i, j, k);
     w = x.weight[a] * y.weight[b] * weight_z[c];
     return true;
   }
 
  private:
-  /// Puts coordinate c along `along` into the box; false when it falls outside the owned planes.
-  KOKKOS_INLINE_FUNCTION static bool place(const Extents& box, int along, int slab_axis, int& c) {
-    const int n = box.extent(along);
-    if (along == slab_axis) return c >= 1 && c < n - 1;
+  /// Puts global coordinate c along `along` into the box's local coordinates; false when it
+  /// falls outside the owned planes.
+  KOKKOS_INLINE_FUNCTION static bool place(const MarkerBox& box, int along, int& c) {
+    const int n = box.local.extent(along);
+    if (along == box.local.slab_axis()) {
+      if (box.slab_periodic) c = ((c % box.slab_extent) + box.slab_extent) % box.slab_extent;
+      c -= box.origin[along];
+      return c >= 1 && c < n - 1;
+    }
     c = ((c % n) + n) % n;
     return true;
   }
 };
 
-/// Step 2 for every marker: its force density increment from the velocity interpolated with the
-/// field as it stands; accumulated into the marker's total.
+/// The first part of step 2 for every marker: the delta-weighted sums of u, rho and the fluid
+/// weight over the stencil voxels this rank owns, with the field as it stands; the ranks add
+/// them before MarkerIncrement.
 template <class L, class P, class Layout, class MemorySpace, class Kernel>
-struct MarkerForcing {
+struct MarkerSums {
   using T = compute_t<P>;
   using access_type = PopulationAccess<L, P, Layout, MemorySpace, StepKind::ab_pull, Features<true, true, true>>;
+  static constexpr int count = 5;  ///< u (3), rho, fluid weight
   access_type access;
   Kokkos::View<const T**, Kokkos::LayoutLeft, MemorySpace> field;
   LagrangianMarkers<MemorySpace> markers;
+  Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> sums;
+  MarkerBox box;
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t m) const {
     double p[3];
-    for (int d = 0; d < 3; ++d) p[d] = markers.position(m, d) - access.origin[d];
+    for (int d = 0; d < 3; ++d) p[d] = markers.position(m, d);
     const MarkerStencil<L::D, Kernel> stencil(p);
     double u[3] = {0, 0, 0}, rho = 0, fluid_weight = 0;
     for (int n = 0; n < stencil.points; ++n) {
       index_t v = 0;
       double w = 0;
-      if (!stencil.point(access.topology, n, v, w)) continue;
+      if (!stencil.point(box, n, v, w)) continue;
       const flag_t fl = access.flags(v);
       // A wall voxel in the stencil counts as fluid at rest: no velocity, no density.
       if (flags::kind(fl) == CellKind::solid) continue;
@@ -114,9 +142,23 @@ struct MarkerForcing {
       rho += w * double(r);
       fluid_weight += w;
     }
-    rho = fluid_weight > 0 ? rho / fluid_weight : 1.0;
+    for (int d = 0; d < 3; ++d) sums(m, d) = u[d];
+    sums(m, 3) = rho;
+    sums(m, 4) = fluid_weight;
+  }
+};
+
+/// The second part of step 2 for every marker: its force density increment from the summed
+/// interpolation, accumulated into the marker's total.
+template <class MemorySpace>
+struct MarkerIncrement {
+  LagrangianMarkers<MemorySpace> markers;
+  Kokkos::View<const double**, Kokkos::LayoutRight, MemorySpace> sums;
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t m) const {
+    const double rho = sums(m, 4) > 0 ? sums(m, 3) / sums(m, 4) : 1.0;
     for (int d = 0; d < 3; ++d) {
-      const double increment = 2.0 * rho * (markers.velocity(m, d) - u[d]);
+      const double increment = 2.0 * rho * (markers.velocity(m, d) - sums(m, d));
       markers.increment(m, d) = increment;
       markers.force(m, d) += increment;
     }
@@ -129,12 +171,11 @@ template <int D, class T, class MemorySpace, class Kernel>
 struct MarkerSpreading {
   Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace> field;
   LagrangianMarkers<MemorySpace> markers;
-  Extents box;
-  int origin[3] = {0, 0, 0};
+  MarkerBox box;
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t m) const {
     double p[3];
-    for (int d = 0; d < 3; ++d) p[d] = markers.position(m, d) - origin[d];
+    for (int d = 0; d < 3; ++d) p[d] = markers.position(m, d);
     const MarkerStencil<D, Kernel> stencil(p);
     const double a = markers.area(m);
     double g[D];
@@ -156,12 +197,11 @@ struct MarkerStencilReset {
   Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace> field;
   Kokkos::View<const T**, Kokkos::LayoutLeft, MemorySpace> base;
   Kokkos::View<const double* [3], Kokkos::LayoutLeft, MemorySpace> position;
-  Extents box;
-  int origin[3] = {0, 0, 0};
+  MarkerBox box;
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t m) const {
     double p[3];
-    for (int d = 0; d < 3; ++d) p[d] = position(m, d) - origin[d];
+    for (int d = 0; d < 3; ++d) p[d] = position(m, d);
     const MarkerStencil<D, Kernel> stencil(p);
     for (int n = 0; n < stencil.points; ++n) {
       index_t v = 0;
@@ -195,11 +235,14 @@ class ImmersedBoundary {
   using field_type = Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace>;
   using execution_space = typename MemorySpace::execution_space;
   using access_type = PopulationAccess<L, P, Layout, MemorySpace, StepKind::ab_pull, Features<true, true, true>>;
+  using sums_type = Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace>;
 
   ImmersedBoundary() = default;
   /// The body's markers (sorted into Morton order) acting on `field`, whose present values are
-  /// the case's own force, restored before each step.
-  ImmersedBoundary(const ImmersedBody& body, const field_type& field)
+  /// the case's own force, restored before each step. `ranks` share the box in slabs of
+  /// `slab_extent` voxels along the slab axis in all, periodic or not.
+  ImmersedBoundary(const ImmersedBody& body, const field_type& field, const comm::Ranks& ranks, int slab_extent,
+                   bool slab_periodic)
       : m_kernel(body.kernel),
         m_iterations(body.forcing_iterations),
         m_volume(body.volume),
@@ -207,7 +250,11 @@ class ImmersedBoundary {
         m_markers(body.markers.sorted()),
         m_field(field),
         m_base("karman::base_force", field.extent(0), field.extent(1)),
-        m_spread_at("karman::marker_spread_at", m_markers.size()) {
+        m_spread_at("karman::marker_spread_at", m_markers.size()),
+        m_sums("karman::marker_sums", m_markers.size(), std::size_t(5)),
+        m_ranks(ranks),
+        m_slab_extent(slab_extent),
+        m_slab_periodic(slab_periodic) {
     require_in_range("karman::lbm::ImmersedBoundary", "forcing_iterations", body.forcing_iterations, 1, 100);
     Kokkos::deep_copy(m_base, field);
   }
@@ -216,24 +263,27 @@ class ImmersedBoundary {
   std::size_t size() const { return m_markers.size(); }
   const LagrangianMarkers<MemorySpace>& markers() const { return m_markers; }
 
-  /// Moves the markers to time `time` and sets the field for the populations `access` reads:
-  /// the case's force plus the markers' (steps 1-3 above).
+  /// Moves the markers to time `time` and sets the field for the populations `access` reads,
+  /// halos exchanged: the case's force plus the markers' (steps 1-3 above). Collective.
   void apply(const access_type& access, double time) {
     Kokkos::deep_copy(m_markers.force, 0.0);
     const Kokkos::RangePolicy<execution_space> all(0, m_markers.size());
+    MarkerBox box{access.topology, {}, m_slab_extent, m_slab_periodic};
+    for (int d = 0; d < 3; ++d) box.origin[d] = access.origin[d];
     dispatch_delta_kernel(m_kernel, [&](auto kernel) {
       using Kernel = decltype(kernel);
       if (m_spread) {
-        MarkerStencilReset<L::D, T, MemorySpace, Kernel> reset{m_field, m_base, m_spread_at, access.topology, {}};
-        for (int d = 0; d < 3; ++d) reset.origin[d] = access.origin[d];
-        Kokkos::parallel_for("karman::ib_reset", all, reset);
+        Kokkos::parallel_for("karman::ib_reset", all,
+                             MarkerStencilReset<L::D, T, MemorySpace, Kernel>{m_field, m_base, m_spread_at, box});
       }
       move(time);
-      const MarkerForcing<L, P, Layout, MemorySpace, Kernel> forcing{access, m_field, m_markers};
-      MarkerSpreading<L::D, T, MemorySpace, Kernel> spreading{m_field, m_markers, access.topology, {}};
-      for (int d = 0; d < 3; ++d) spreading.origin[d] = access.origin[d];
+      const MarkerSums<L, P, Layout, MemorySpace, Kernel> sums{access, m_field, m_markers, m_sums, box};
+      const MarkerIncrement<MemorySpace> increment{m_markers, m_sums};
+      const MarkerSpreading<L::D, T, MemorySpace, Kernel> spreading{m_field, m_markers, box};
       for (int k = 0; k < m_iterations; ++k) {
-        Kokkos::parallel_for("karman::ib_forcing", all, forcing);
+        Kokkos::parallel_for("karman::ib_interpolation", all, sums);
+        add_over_ranks();
+        Kokkos::parallel_for("karman::ib_forcing", all, increment);
         Kokkos::parallel_for("karman::ib_spreading", all, spreading);
       }
     });
@@ -242,10 +292,12 @@ class ImmersedBoundary {
     compat::fence(execution_space(), "karman::ib_applied");
   }
 
-  /// The force of the fluid on the body with the markers' forces of the last apply() at `time`:
-  /// -sum_m F_m A_m + rho V a (rho = 1, the inertia of the fluid inside).
+  /// This rank's share of the force of the fluid on the body with the markers' forces of the
+  /// last apply() at `time`: -sum_m F_m A_m + rho V a (rho = 1, the inertia of the fluid inside)
+  /// on rank 0, which holds every marker's force as every rank does; zeros on the others.
   std::array<double, 3> body_force(double time) const {
     std::array<double, 3> force{0, 0, 0};
+    if (!m_ranks.root()) return force;
     const auto markers = m_markers;
     for (int d = 0; d < L::D; ++d) {
       double sum = 0;
@@ -269,6 +321,16 @@ class ImmersedBoundary {
                          MoveMarkers<LagrangianMarkers<MemorySpace>>{m_markers, m_motion(time)});
   }
 
+  /// The interpolation sums of every rank added, on every rank (through host memory: MPI may not
+  /// read device memory). Nothing to do on one rank.
+  void add_over_ranks() {
+    if (m_ranks.size() == 1) return;
+    const auto host = Kokkos::create_mirror_view(m_sums);
+    Kokkos::deep_copy(host, m_sums);
+    m_ranks.sum_in_place(host.data(), host.size());
+    Kokkos::deep_copy(m_sums, host);
+  }
+
   DeltaKernel m_kernel = DeltaKernel::roma3;
   int m_iterations = 1;
   double m_volume = 0;
@@ -279,6 +341,11 @@ class ImmersedBoundary {
   /// Marker positions when the field was last set, and whether it was.
   typename LagrangianMarkers<MemorySpace>::vector_view m_spread_at;
   bool m_spread = false;
+  /// Each marker's interpolation sums (MarkerSums), this rank's and then every rank's.
+  sums_type m_sums;
+  comm::Ranks m_ranks;
+  int m_slab_extent = 0;
+  bool m_slab_periodic = false;
 };
 
 }  // namespace karman::lbm

@@ -57,14 +57,9 @@ class Solver final : public SolverCore<L, Prec, Layout, MemorySpace, Partition> 
         m_rates(collision_rates<Collision, T>(setup.relaxation)) {
     if constexpr (ForceField) {
       if (!setup.immersed_body.empty()) {
-        // Markers are not handed between ranks, nor wrapped across a periodic slab axis.
-        if (setup.ranks > 1) {
-          throw Error(
-              "karman: immersed boundaries run on one rank (markers crossing a slab boundary are not "
-              "implemented); got " +
-              std::to_string(setup.ranks) + " ranks");
-        }
-        m_ib = ImmersedBoundaryType(setup.immersed_body, this->m_force_field);
+        const int slab_axis = setup.global.slab_axis();
+        m_ib = ImmersedBoundaryType(setup.immersed_body, this->m_force_field, setup.communicator,
+                                    setup.global.extent(slab_axis), setup.periodic[std::size_t(slab_axis)]);
       }
     }
   }
@@ -82,7 +77,7 @@ class Solver final : public SolverCore<L, Prec, Layout, MemorySpace, Partition> 
     if constexpr (ForceField) {
       if (m_ib.size() > 0) {
         // The markers' forces for the next step: apply() again, from the populations as they are.
-        this->fill_walls_for_next_step();
+        this->prepare_next_step();
         update_forces();
         return m_ib.body_force(double(this->steps()));
       }
@@ -91,6 +86,14 @@ class Solver final : public SolverCore<L, Prec, Layout, MemorySpace, Partition> 
   }
 
  private:
+  bool forces_read_halos() const override {
+    if constexpr (ForceField) {
+      return m_ib.size() > 0;
+    } else {
+      return false;
+    }
+  }
+
   void update_forces() override {
     if constexpr (ForceField) {
       if (m_ib.size() > 0)

@@ -152,11 +152,13 @@ class SolverCore : public FlowSolver {
       Kokkos::View<Value**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   void advance(int n) override {
+    const bool exchange_first = forces_read_halos();
     for (int s = 0; s < n; ++s) {
       const StepKind k = next_step();
       fill_walls(k);
+      if (exchange_first) exchange_halos(k);
       update_forces();
-      step(k);
+      step(k, exchange_first);
       if (m_pattern == Pattern::ab) std::swap(m_f[0], m_f[1]);
       ++m_steps;
     }
@@ -170,10 +172,7 @@ class SolverCore : public FlowSolver {
                      Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", owned.size(), 3)};
     const StepKind k = next_step();
     fill_walls(k);
-    if (m_exchanger) {
-      m_exchanger->start(m_f[0], m_plans[int(k)]);
-      m_exchanger->finish();
-    }
+    exchange_halos(k);
     update_forces();
     if (k == StepKind::ab_pull) {
       compute_moments<StepKind::ab_pull>(out);
@@ -368,9 +367,18 @@ class SolverCore : public FlowSolver {
   /// of a case that gives one stays as set up.
   virtual void update_forces() {}
 
-  /// Fills what the next step reads from walls (fill_walls), for work between steps that reads
-  /// the populations as that step will (immersed boundaries).
-  void fill_walls_for_next_step() const { fill_walls(next_step()); }
+  /// Whether update_forces() reads the populations of halo voxels (immersed boundaries, whose
+  /// interpolation pulls at owned voxels next to them): then every step exchanges its halos
+  /// before the forces are set, and its kernels do not overlap the exchange.
+  virtual bool forces_read_halos() const { return false; }
+
+  /// Fills what the next step reads from walls (fill_walls) and halos, for work between steps
+  /// that reads the populations as that step will (immersed boundaries). Collective.
+  void prepare_next_step() {
+    const StepKind k = next_step();
+    fill_walls(k);
+    exchange_halos(k);
+  }
 
   /// Runs the variant's bulk and boundary kernels of step kind k over `range` on `space`,
   /// asynchronously (Solver::update).
@@ -505,7 +513,14 @@ class SolverCore : public FlowSolver {
     if (m_exchanger && m_overlap) compat::fence(in_order, "karman::wall_slots_filled");
   }
 
-  /// One step of kind k: exchange, then the kernels over owned voxels, interior first when
+  /// The halos a step of kind k reads, exchanged before it returns (no overlap).
+  void exchange_halos(StepKind k) {
+    if (!m_exchanger) return;
+    m_exchanger->start(m_f[0], m_plans[int(k)]);
+    m_exchanger->finish();
+  }
+
+  /// One step of kind k: exchange (unless `halos_exchanged`), then the kernels over owned voxels, interior first when
   /// overlapping. The shared voxels are two consecutive ranges on either side of the interior,
   /// a slab's two shared planes or a block's lower and upper shared cells (up to 13 each,
   /// cartesian_partition.hpp): two launches whatever the neighbour count. Without overlap everything goes to the
@@ -514,8 +529,12 @@ class SolverCore : public FlowSolver {
   /// m_spaces are other streams, which nothing would order against the copies). An MPI exchanger also works on the
   /// default instance (solver_dispatch.hpp): its start() waits for that instance alone, after whose kernels (or the
   /// overlapped step's fences) the values to send are complete.
-  void step(StepKind k) {
+  void step(StepKind k, bool halos_exchanged = false) {
     const execution_space in_order;
+    if (halos_exchanged) {
+      update(k, m_owned_label, m_part.owned(), in_order);
+      return;
+    }
     if (m_exchanger) {
       Kokkos::Profiling::pushRegion("karman::halo_start");
       m_exchanger->start(m_f[0], m_plans[int(k)]);

@@ -77,7 +77,7 @@ struct SolverSetup {
   /// or with an immersed body, the kernels read the force per voxel (Features::force_field,
   /// compiled for the AB pattern and the BGK and TRT collisions).
   std::function<std::array<double, 3>(int x, int y, int z)> force_field;
-  /// A rigid body held by immersed boundaries (immersed_boundary.hpp); one rank only.
+  /// A rigid body held by immersed boundaries (immersed_boundary.hpp); slabs only under MPI.
   ImmersedBody immersed_body;
   int rank = 0;   ///< this rank's slab or block
   int ranks = 1;  ///< number of slabs or blocks
