@@ -42,7 +42,7 @@ HIP_VARIANTS      ?= d2q9/double/aos;d3q19/float/soa;d3q27/fp16c/csoa;d3q19/fp16
 # -O1) with SANITIZE_VARIANTS' solver units: an instrumented unit compiles in about a minute here,
 # and the whole suite must fit in CI's 90 minutes beside make test and hip-check. These hold every
 # layout of D2Q9 in double (the restart and message-count tests), D3Q19 and D3Q27 in double SoA
-# (and D3Q19 Disaggregated: the command-line, cylinder, porous and block tests), and the two
+# (and D3Q19 CSoA and Disaggregated: the command-line, cylinder, porous and block tests), and the two
 # 16-bit formats once; tests that sweep variants pass over the ones not compiled (make test runs
 # them all). Leak checking is off: Open MPI's components are unloaded before LeakSanitizer
 # reports, so their allocations show as unknown modules that no suppression can name (and took
@@ -51,7 +51,8 @@ empty             :=
 space             := $(empty) $(empty)
 SANITIZE_VARIANTS ?= $(subst $(space),,\
   d2q9/double/aos;d2q9/double/soa;d2q9/double/csoa;d2q9/double/disaggregated;\
-  d3q19/double/soa;d3q19/double/disaggregated;d3q27/double/soa;d2q9/fp16s/soa;d2q9/fp16c/disaggregated)
+  d3q19/double/soa;d3q19/double/csoa;d3q19/double/disaggregated;d3q27/double/soa;d2q9/fp16s/soa;\
+  d2q9/fp16c/disaggregated)
 # Cartesian-block units of the same: those the block tests and app_ranks_per_axis run (the tests
 # pass over the others).
 SANITIZE_CARTESIAN_VARIANTS ?= d2q9/double/soa;d3q19/double/soa;d3q19/double/disaggregated

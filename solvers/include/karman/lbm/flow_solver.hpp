@@ -67,7 +67,7 @@ class FlowSolver {
   virtual double local_mass() = 0;
   /// Force on the setup's body during the next step, lattice units; zeros without a body. This
   /// rank's share. A curved wall's by momentum exchange over its cut links (curved_wall.hpp), an
-  /// immersed body's as the reaction to the markers' forces (immersed_boundary.hpp).
+  /// immersed body's as the reaction to the markers' forces (immersed_boundary.hpp; collective).
   virtual std::array<double, 3> body_force() = 0;
   /// Cut links of the curved body on this rank.
   virtual std::size_t wall_links() const = 0;
