@@ -114,11 +114,10 @@ template <class L, class P, class Layout, class MemorySpace, class Kernel>
 struct MarkerSums {
   using T = compute_t<P>;
   using access_type = PopulationAccess<L, P, Layout, MemorySpace, StepKind::ab_pull, Features<true, true, true>>;
-  static constexpr int count = 5;  ///< u (3), rho, fluid weight
   access_type access;
   Kokkos::View<const T**, Kokkos::LayoutLeft, MemorySpace> field;
   LagrangianMarkers<MemorySpace> markers;
-  Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> sums;
+  Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> sums;  ///< per marker: u (3), rho, fluid weight
   MarkerBox box;
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t m) const {
