@@ -162,9 +162,21 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--seed", state->sparse.seed, "--grid sparse: seed of random packs")->capture_default_str();
   cmd->add_option("--case", o.cases,
                   "Cases, comma-separated: box (periodic fluid), cavity (lid-driven, walls on every side), channel "
-                  "(walls, regularized pressure inlet and outlet); each on an n^3 (n^2) box, walls included")
+                  "(walls, regularized pressure inlet and outlet), ib (the periodic box with an array of spheres, "
+                  "circles in 2D, held at rest by immersed-boundary markers; AB with BGK or TRT only, other "
+                  "patterns and collisions are skipped for it); each on an n^3 (n^2) box, walls included")
       ->delimiter(',')
-      ->check(CLI::IsMember({"box", "cavity", "channel"}))
+      ->check(CLI::IsMember({"box", "cavity", "channel", "ib"}))
+      ->capture_default_str();
+  cmd->add_option("--markers", o.markers,
+                  "--case ib: markers in all, about one voxel apart on k^3 (k^2) spheres (default: 1000000 on GPUs, "
+                  "10000 on CPUs)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 40));
+  cmd->add_option("--marker-block", o.marker_blocks,
+                  "--case ib: block edges l of the markers' order, comma-separated: blocks of l^3 voxels in x-y-z "
+                  "order, Morton order within a block (Chen et al. 2022 Sec. 4.2.2); 0: Morton order over the box")
+      ->delimiter(',')
+      ->check(CLI::Range(0, 4096))
       ->capture_default_str();
   cmd->add_option("--schedule", o.schedules,
                   "Schedules of cases with walls, comma-separated: split (bulk and boundary voxels by separate "

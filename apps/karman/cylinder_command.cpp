@@ -228,6 +228,7 @@ void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const Globa
     c["ib_kernel"] = lbm::delta_kernel_name(p.immersed.kernel);
     c["ib_iterations"] = p.immersed.forcing_iterations;
     c["ib_retraction"] = p.immersed.retraction;
+    c["ib_block"] = p.immersed.marker_block;
   }
   summary["c_D"] = h.drag.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.drag.back());
   summary["c_L"] = h.lift.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.lift.back());
@@ -431,6 +432,11 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
   cmd->add_option("--ib-retraction", p->immersed.retraction,
                   "--wall ib: markers this many voxels inside the surface (Breugem 2012)")
       ->check(CLI::Range(0.0, 0.5))
+      ->capture_default_str();
+  cmd->add_option("--ib-block", p->immersed.marker_block,
+                  "--wall ib: the markers' threads follow blocks of l^3 voxels (l^2 in 2D) in x-y-z order, Morton "
+                  "order within a block (Chen et al. 2022 Sec. 4.2.2); 0: Morton order over the whole box")
+      ->check(CLI::Range(0, 4096))
       ->capture_default_str();
   cmd->add_option("--velocity", o->velocity,
                   "Inflow maximum U_max (3D: U_m) in lattice units (default 0.05 for 2d-1 and 3d-1z, 0.1 for 2d-2 "

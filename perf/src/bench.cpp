@@ -6,14 +6,19 @@
 #include <karman/core/version.hpp>
 #include <karman/lbm/cases/cavity.hpp>
 #include <karman/lbm/cases/channel.hpp>
+#include <karman/lbm/immersed_body.hpp>
+#include <karman/lbm/lagrangian_markers.hpp>
 #include <karman/lbm/solver_factory.hpp>
 #include <karman/lbm/variants.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <memory>
+#include <string>
 
 namespace karman::perf {
 namespace {
@@ -52,9 +57,42 @@ int resolved_warmup(const BenchOptions& o) {
   return o.warmup >= 0 ? o.warmup : std::max(2, resolved_steps(o) / 5 / 2 * 2);
 }
 int resolved_edge(const BenchOptions& o, const std::string& lattice) { return o.n > 0 ? o.n : default_edge(lattice); }
+std::int64_t resolved_markers(const BenchOptions& o) { return o.markers > 0 ? o.markers : default_markers(); }
+
+/// The markers of case ib: sphere_array's spheres (circles in 2D) in the cells of a k^dimension
+/// array, each centred in its cell (voxel i sits at coordinate i), held at rest by
+/// immersed-boundary forcing with the cylinder case's settings (Roma kernel, three iterations).
+lbm::ImmersedBody sphere_array_body(int n, int dimension, std::int64_t markers, int marker_block) {
+  const SphereArray a = sphere_array(n, dimension, markers);
+  const double pi = 3.14159265358979323846, cell = double(n) / a.per_axis;
+  lbm::ImmersedBody body;
+  auto& m = body.markers;
+  for (int l = 0; l < (dimension == 3 ? a.per_axis : 1); ++l)
+    for (int j = 0; j < a.per_axis; ++j)
+      for (int i = 0; i < a.per_axis; ++i) {
+        const std::array<double, 3> c{(i + 0.5) * cell - 0.5, (j + 0.5) * cell - 0.5,
+                                      dimension == 3 ? (l + 0.5) * cell - 0.5 : 0.0};
+        const lbm::MarkerSet s = dimension == 3 ? lbm::sphere_markers(c, a.radius, a.markers_per_sphere)
+                                                : lbm::circle_markers(c[0], c[1], 0.0, a.radius, a.markers_per_sphere);
+        m.position.insert(m.position.end(), s.position.begin(), s.position.end());
+        m.area.insert(m.area.end(), s.area.begin(), s.area.end());
+        body.volume += dimension == 3 ? 4.0 / 3.0 * pi * a.radius * a.radius * a.radius : pi * a.radius * a.radius;
+      }
+  body.kernel = lbm::DeltaKernel::roma3;
+  body.forcing_iterations = 3;
+  body.marker_block = marker_block;
+  return body;
+}
+
+/// Whether case ib runs a variant: immersed boundaries need the per-voxel force field, compiled
+/// for AB with BGK and TRT (solver_dispatch.hpp).
+bool runs_immersed_boundaries(const std::string& pattern, const std::string& collision) {
+  return pattern == "ab" && (collision == "bgk" || collision == "trt");
+}
 
 /// The setup of one benchmark case on an n^3 (n^2 in 2D) box, walls included.
-lbm::SolverSetup case_setup(const std::string& name, const lbm::Variant& variant, int n) {
+lbm::SolverSetup case_setup(const std::string& name, const lbm::Variant& variant, int n, const BenchOptions& o,
+                            int marker_block) {
   const bool three_d = !two_d(variant.lattice);
   if (name == "cavity") {
     // Ghia's cavity at Re 100 with the lid at Mach 0.17: the flow develops in every voxel.
@@ -82,14 +120,17 @@ lbm::SolverSetup case_setup(const std::string& name, const lbm::Variant& variant
   setup.periodic = {true, true, true};
   setup.initial = shear_waves(n, three_d);
   setup.relaxation.omega = 1.0 / 0.6;
+  if (name == "ib") {
+    setup.immersed_body = sphere_array_body(n, three_d ? 3 : 2, resolved_markers(o), marker_block);
+  }
   return setup;
 }
 
-BenchRecord run_variant(const std::string& case_name, const std::string& schedule, int tile,
+BenchRecord run_variant(const std::string& case_name, const std::string& schedule, int tile, int marker_block,
                         const lbm::Variant& variant, const BenchOptions& o, const CopyBandwidth& copy,
                         const BackendInfo& info) {
   const int n = resolved_edge(o, variant.lattice);
-  lbm::SolverSetup setup = case_setup(case_name, variant, n);
+  lbm::SolverSetup setup = case_setup(case_name, variant, n, o, marker_block);
   setup.schedule = schedule == "fused" ? lbm::Schedule::fused : lbm::Schedule::split;
   setup.schedule_tile = tile;
   // One rank: the periodic slab halo is a local copy on the kernel's own instance, so a step
@@ -99,7 +140,7 @@ BenchRecord run_variant(const std::string& case_name, const std::string& schedul
 
   BenchRecord r;
   r.case_name = case_name;
-  r.schedule = case_name == "box" ? "none" : schedule;
+  r.schedule = case_name == "box" || case_name == "ib" ? "none" : schedule;
   r.tile = tile;
   r.lattice = variant.lattice;
   r.precision = variant.precision;
@@ -108,6 +149,13 @@ BenchRecord run_variant(const std::string& case_name, const std::string& schedul
   r.collision = variant.collision;
   r.n = n;
   r.voxels = setup.global.size();
+  if (case_name == "ib") {
+    const SphereArray a = sphere_array(n, two_d(variant.lattice) ? 2 : 3, resolved_markers(o));
+    r.markers = std::int64_t(setup.immersed_body.markers.size());
+    r.spheres = two_d(variant.lattice) ? a.per_axis * a.per_axis : a.per_axis * a.per_axis * a.per_axis;
+    r.sphere_radius = a.radius;
+    r.marker_block = marker_block;
+  }
   r.steps = resolved_steps(o);
   r.warmup = resolved_warmup(o);
   r.repeat = o.repeat;
@@ -156,6 +204,33 @@ int default_edge(const std::string& lattice) {
 
 int default_steps() { return on_gpu() ? 100 : 10; }
 
+std::int64_t default_markers() { return on_gpu() ? 1000000 : 10000; }
+
+SphereArray sphere_array(int n, int dimension, std::int64_t markers) {
+  const double pi = 3.14159265358979323846;
+  // Markers about one voxel apart: one per voxel^2 of surface (voxel of arc in 2D).
+  auto surface = [&](double r) { return dimension == 3 ? 4.0 * pi * r * r : 2.0 * pi * r; };
+  const std::string what = "karman bench --case ib: --markers " + std::to_string(markers) +
+                           " on an n = " + std::to_string(n) + (dimension == 3 ? " cube" : " square");
+  // Radius 2 at least: the 3-point kernel's support stays outside the sphere's opposite side.
+  const double fewest = surface(2.0);
+  if (double(markers) < fewest) throw Error(what + ": too few, at least " + std::to_string(int(std::ceil(fewest))));
+  double most = 0;
+  for (int k = 1; 0.5 * double(n) / k - 2.0 >= 2.0; ++k) {
+    const double spheres = std::pow(double(k), dimension), largest = 0.5 * double(n) / k - 2.0;
+    most = std::max(most, spheres * surface(largest));
+    if (spheres * surface(largest) < double(markers)) continue;
+    SphereArray a;
+    a.per_axis = k;
+    a.markers_per_sphere = int(std::llround(double(markers) / spheres));
+    a.radius = dimension == 3 ? std::sqrt(a.markers_per_sphere / (4.0 * pi)) : a.markers_per_sphere / (2.0 * pi);
+    if (a.radius < 2.0) break;
+    return a;
+  }
+  throw Error(what + ": out of range [" + std::to_string(int(std::ceil(fewest))) + ", " +
+              std::to_string(std::int64_t(most)) + "] (spheres of radius >= 2, 2 voxels clear of their cells' sides)");
+}
+
 std::size_t population_bytes(const std::string& lattice, const std::string& precision, const std::string& pattern,
                              int n) {
   const std::size_t local_voxels =
@@ -190,7 +265,19 @@ void validate(const BenchOptions& o) {
                   "); " + lbm::undefined_collision_message(collision, o.lattices.front()));
     }
   }
-  require_names("case", o.cases, {"box", "cavity", "channel"});
+  require_names("case", o.cases, {"box", "cavity", "channel", "ib"});
+  if (std::find(o.cases.begin(), o.cases.end(), "ib") != o.cases.end()) {
+    bool any = false;
+    for (const auto& pattern : o.patterns)
+      for (const auto& collision : o.collisions) any = any || runs_immersed_boundaries(pattern, collision);
+    if (!any)
+      throw Error("karman bench: --case ib runs with --pattern ab and --collision bgk or trt; neither is in the sweep");
+    if (o.markers < 0) throw Error("karman bench: --markers " + std::to_string(o.markers) + " out of range [1, inf)");
+    if (o.marker_blocks.empty()) throw Error("karman bench: no marker block given; accepted: 0 to 4096");
+    for (const int block : o.marker_blocks) require_in_range("karman bench", "marker block", block, 0, 4096);
+    for (const auto& lattice : o.lattices)
+      sphere_array(resolved_edge(o, lattice), two_d(lattice) ? 2 : 3, resolved_markers(o));
+  }
   require_names("schedule", o.schedules, {"split", "fused"});
   if (o.tiles.empty()) throw Error("karman bench: no schedule tile given; accepted: 0 (default) or 1 to 4096");
   for (const int tile : o.tiles) require_in_range("karman bench", "tile", tile, 0, 4096);
@@ -229,22 +316,27 @@ std::vector<BenchRecord> run_bench(const BenchOptions& options, const CopyBandwi
           for (const auto& precision : options.precisions)
             for (const auto& layout : options.layouts)
               for (const auto& pattern : options.patterns)
-                for (const auto& collision : options.collisions) {
-                  // A periodic box has no boundary voxels: every schedule runs it alike.
-                  if (case_name == "box" && (&schedule != &options.schedules.front() || tile != options.tiles.front()))
-                    continue;
-                  // A sweep over lattices skips the pairs a collision is not defined for (CM on
-                  // D3Q19, MRT on D3Q27); validate() refuses a collision no lattice of it accepts.
-                  if (!lbm::collision_defined_for(collision, lattice)) continue;
-                  lbm::Variant v;
-                  v.lattice = lattice;
-                  v.precision = precision;
-                  v.layout = layout;
-                  v.pattern = pattern;
-                  v.collision = collision;
-                  records.push_back(run_variant(case_name, schedule, tile, v, options, copy, info));
-                  if (on_record) on_record(records.back());
-                }
+                for (const auto& collision : options.collisions)
+                  for (const int marker_block : options.marker_blocks) {
+                    // A periodic box has no boundary voxels: every schedule runs it alike.
+                    const bool periodic_box = case_name == "box" || case_name == "ib";
+                    if (periodic_box && (&schedule != &options.schedules.front() || tile != options.tiles.front()))
+                      continue;
+                    if (case_name == "ib" ? !runs_immersed_boundaries(pattern, collision)
+                                          : marker_block != options.marker_blocks.front())
+                      continue;
+                    // A sweep over lattices skips the pairs a collision is not defined for (CM on
+                    // D3Q19, MRT on D3Q27); validate() refuses a collision no lattice of it accepts.
+                    if (!lbm::collision_defined_for(collision, lattice)) continue;
+                    lbm::Variant v;
+                    v.lattice = lattice;
+                    v.precision = precision;
+                    v.layout = layout;
+                    v.pattern = pattern;
+                    v.collision = collision;
+                    records.push_back(run_variant(case_name, schedule, tile, marker_block, v, options, copy, info));
+                    if (on_record) on_record(records.back());
+                  }
   return records;
 }
 

@@ -60,6 +60,12 @@ std::string to_json(const std::vector<BenchRecord>& records) {
     j["collision"] = r.collision;
     j["n"] = r.n;
     j["voxels"] = r.voxels;
+    if (r.case_name == "ib") {
+      j["markers"] = r.markers;
+      j["spheres"] = r.spheres;
+      j["sphere_radius"] = r.sphere_radius;
+      j["marker_block"] = r.marker_block;
+    }
     j["steps"] = r.steps;
     j["warmup"] = r.warmup;
     j["repeat"] = r.repeat;

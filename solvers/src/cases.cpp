@@ -290,6 +290,7 @@ SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant) {
     }
     s.immersed_body.kernel = ib.kernel;
     s.immersed_body.forcing_iterations = ib.forcing_iterations;
+    s.immersed_body.marker_block = ib.marker_block;
     s.immersed_body.volume = pi * r * r * l.span;
   } else {
     s.curved_wall.id = body;
@@ -358,6 +359,7 @@ SolverSetup oscillating_cylinder_setup(const OscillatingCylinderParams& p, const
   s.immersed_body.markers = circle_markers(l.centre[0], l.centre[1], 0.0, marker_radius, count);
   s.immersed_body.kernel = ib.kernel;
   s.immersed_body.forcing_iterations = ib.forcing_iterations;
+  s.immersed_body.marker_block = ib.marker_block;
   s.immersed_body.volume = pi * r * r;
   // x(t) = -A h(t) cos(w t) with the envelope h = 1 - exp(-(t / T)^2): the body starts at rest
   // without a jump in acceleration, which would ring the box's acoustic modes for the whole run

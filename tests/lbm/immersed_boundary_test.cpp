@@ -14,9 +14,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -205,7 +207,7 @@ TEST(LagrangianMarkers, MortonOrder) {
   EXPECT_EQ(morton_code(0, 0, 1), 4u);
   // Markers on a circle come out in non-decreasing code order, a permutation of the input.
   const MarkerSet circle = circle_markers(40.3, 31.7, 5.2, 17.0, 107);
-  const auto order = morton_order(circle.position);
+  const auto order = marker_order(circle.position);
   std::vector<bool> seen(order.size(), false);
   std::uint64_t last = 0;
   for (std::size_t k = 0; k < order.size(); ++k) {
@@ -220,6 +222,82 @@ TEST(LagrangianMarkers, MortonOrder) {
   const MarkerSet sorted = circle.sorted();
   EXPECT_EQ(sorted.position[0], circle.position[order[0]]);
   EXPECT_EQ(sorted.area.size(), circle.area.size());
+}
+
+// Blocks of l^3 voxels (Chen et al. §4.2.2): each block's markers are contiguous, blocks follow
+// in x-y-z order over the markers' bounding box, Morton order inside a block; a permutation.
+TEST(LagrangianMarkers, BlockOrder) {
+  const MarkerSet sphere = sphere_markers({20.4, 17.9, 23.2}, 9.3, 1500);
+  for (const int block : {1, 2, 3, 4, 8, 64}) {
+    const auto order = marker_order(sphere.position, block);
+    ASSERT_EQ(order.size(), sphere.size());
+    std::vector<bool> seen(order.size(), false);
+    std::array<std::uint32_t, 3> low{~0u, ~0u, ~0u}, high{0, 0, 0};
+    for (const auto& p : sphere.position) {
+      const auto c = marker_cell(p);
+      for (std::size_t d = 0; d < 3; ++d) low[d] = std::min(low[d], c[d]), high[d] = std::max(high[d], c[d]);
+    }
+    std::uint64_t last_block = 0, last_code = 0;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      ASSERT_LT(order[k], seen.size());
+      EXPECT_FALSE(seen[order[k]]);
+      seen[order[k]] = true;
+      const auto c = marker_cell(sphere.position[order[k]]);
+      std::uint64_t index = 0;
+      std::uint32_t within[3];
+      for (int d = 2; d >= 0; --d) {
+        const auto u = std::size_t(d);
+        index = index * ((high[u] - low[u]) / std::uint32_t(block) + 1) + (c[u] - low[u]) / std::uint32_t(block);
+        within[d] = (c[u] - low[u]) % std::uint32_t(block);
+      }
+      const std::uint64_t code = morton_code(within[0], within[1], within[2]);
+      EXPECT_GE(index, last_block) << "block " << block << ", marker " << k;
+      if (index == last_block && k > 0) {
+        EXPECT_GE(code, last_code) << "block " << block << ", marker " << k;
+      }
+      last_block = index;
+      last_code = code;
+    }
+  }
+  // l = 1: every voxel a block, i.e. voxels in x-y-z order.
+  const auto rows = marker_order(sphere.position, 1);
+  for (std::size_t k = 1; k < rows.size(); ++k) {
+    const auto a = marker_cell(sphere.position[rows[k - 1]]), b = marker_cell(sphere.position[rows[k]]);
+    EXPECT_TRUE(std::make_tuple(a[2], a[1], a[0]) <= std::make_tuple(b[2], b[1], b[0]));
+  }
+  EXPECT_THROW(marker_order(sphere.position, -1), Error);
+}
+
+// The Fibonacci sphere: every marker on the sphere, areas summing to its surface, no two
+// markers closer than half the mean spacing, the centroid at the centre.
+TEST(LagrangianMarkers, SphereMarkers) {
+  const double pi = 3.14159265358979323846, r = 7.5;
+  const std::array<double, 3> c{10.25, 11.5, 12.75};
+  const MarkerSet s = sphere_markers(c, r, 700);
+  ASSERT_EQ(s.size(), 700u);
+  double area = 0, centroid[3] = {0, 0, 0};
+  for (std::size_t m = 0; m < s.size(); ++m) {
+    double d2 = 0;
+    for (std::size_t d = 0; d < 3; ++d) {
+      d2 += (s.position[m][d] - c[d]) * (s.position[m][d] - c[d]);
+      centroid[d] += s.position[m][d] / double(s.size());
+    }
+    EXPECT_NEAR(std::sqrt(d2), r, 1e-12);
+    area += s.area[m];
+  }
+  EXPECT_NEAR(area, 4 * pi * r * r, 1e-9);
+  for (std::size_t d = 0; d < 3; ++d) EXPECT_NEAR(centroid[d], c[d], 0.02 * r);
+  const double spacing = std::sqrt(4 * pi * r * r / double(s.size()));
+  double closest = 1e30;
+  for (std::size_t a = 0; a < s.size(); ++a)
+    for (std::size_t b = a + 1; b < s.size(); ++b) {
+      double d2 = 0;
+      for (std::size_t d = 0; d < 3; ++d)
+        d2 += (s.position[a][d] - s.position[b][d]) * (s.position[a][d] - s.position[b][d]);
+      closest = std::min(closest, std::sqrt(d2));
+    }
+  EXPECT_GT(closest, 0.5 * spacing);
+  EXPECT_THROW(sphere_markers(c, r, 3), Error);
 }
 
 cases::ChannelParams small_channel() {
@@ -358,39 +436,40 @@ TEST(ImmersedBoundary, MovingPlateDrivesCouetteFlow) {
 }
 
 // In 3D: a sphere at rest in a periodic box of fluid set moving feels a drag along the flow and
-// none across it (by symmetry, up to the markers' arrangement).
+// none across it (by symmetry, up to the markers' arrangement). The order of the markers'
+// threads (Chen et al.'s block size l) changes only the order of the atomic additions.
 TEST(ImmersedBoundary, SphereDragIn3D) {
   const Variant v{"d3q19", "float", "soa", "bgk", "ab"};
   if (!test::compiled(v)) GTEST_SKIP() << "d3q19/float/soa not compiled";
   const int n = 16;
-  SolverSetup s;
-  s.variant = v;
-  s.global = {n, n, n};
-  s.periodic = {true, true, true};
-  s.relaxation.omega = 1.2;
-  s.initial = [](int, int, int) {
-    FlowState st;
-    st.u[0] = 0.02;
-    return st;
+  auto drag = [&](int marker_block) {
+    SolverSetup s;
+    s.variant = v;
+    s.global = {n, n, n};
+    s.periodic = {true, true, true};
+    s.relaxation.omega = 1.2;
+    s.initial = [](int, int, int) {
+      FlowState st;
+      st.u[0] = 0.02;
+      return st;
+    };
+    const double c = 0.5 * (n - 1);
+    s.immersed_body.markers = sphere_markers({c, c, c}, 3.0, 120);
+    s.immersed_body.kernel = DeltaKernel::peskin4;
+    s.immersed_body.marker_block = marker_block;
+    auto solver = make_solver(s);
+    solver->advance(50);
+    return solver->body_force();
   };
-  // Markers on a sphere of radius 3 about the box centre: a Fibonacci lattice, each with an
-  // equal share of the area.
-  const double r = 3.0, c = 0.5 * (n - 1);
-  const int count = 120;
-  const double golden = 3.14159265358979323846 * (3.0 - std::sqrt(5.0));
-  for (int m = 0; m < count; ++m) {
-    const double z = 1.0 - 2.0 * (m + 0.5) / count, rho = std::sqrt(1.0 - z * z), a = golden * m;
-    s.immersed_body.markers.position.push_back({c + r * rho * std::cos(a), c + r * rho * std::sin(a), c + r * z});
-    s.immersed_body.markers.area.push_back(4.0 * 3.14159265358979323846 * r * r / count);
-  }
-  s.immersed_body.kernel = DeltaKernel::peskin4;
-  auto solver = make_solver(s);
-  solver->advance(50);
-  const auto f = solver->body_force();
+  const auto f = drag(0);
   std::printf("sphere: force %.4e %.4e %.4e\n", f[0], f[1], f[2]);
   EXPECT_GT(f[0], 0.0);
   EXPECT_LT(std::fabs(f[1]), 0.05 * f[0]);
   EXPECT_LT(std::fabs(f[2]), 0.05 * f[0]);
+  for (const int block : {1, 2, 4}) {
+    const auto g = drag(block);
+    for (int d = 0; d < 3; ++d) EXPECT_NEAR(g[std::size_t(d)], f[std::size_t(d)], 1e-5 * f[0]) << "l = " << block;
+  }
 }
 
 }  // namespace

@@ -13,10 +13,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 namespace {
 
@@ -182,6 +185,60 @@ TEST(BenchSweep, CollisionsRunOnlyOnTheirLattices) {
   o.lattices = {"d3q19"};
   o.collisions = {"cm"};
   EXPECT_THROW(run_bench(o), karman::Error);
+}
+
+// Case ib: the periodic box with spheres (circles in 2D) of immersed-boundary markers, run for AB
+// with BGK or TRT only, one record per marker block; a sweep without such a variant is refused.
+TEST(BenchSweep, ImmersedSpheresCarryTheirMarkers) {
+  BenchOptions o = tiny();
+  o.cases = {"box", "ib"};
+  o.precisions = {"double"};
+  o.layouts = {"soa"};
+  o.n = 24;
+  o.markers = 100;
+  o.marker_blocks = {0, 4};
+  const auto records = run_bench(o);
+  ASSERT_EQ(records.size(), 8u);  // box: 2 lattices x AB, AA; ib: 2 lattices x AB x 2 blocks
+  for (std::size_t k = 4; k < 8; ++k) {
+    const BenchRecord& r = records[k];
+    EXPECT_EQ(r.case_name, "ib");
+    EXPECT_EQ(r.pattern, "ab");
+    EXPECT_EQ(r.marker_block, k % 2 == 0 ? 0 : 4);
+    EXPECT_NEAR(double(r.markers), 100.0, 5.0) << r.lattice;
+    EXPECT_GE(r.sphere_radius, 2.0);
+    EXPECT_GT(r.mlups, 0.0);
+    EXPECT_LT(r.mass_drift, 1e-12) << r.lattice;  // Guo forcing moves momentum, not mass
+  }
+  EXPECT_EQ(records[4].spheres, 4);  // D2Q9: 2 x 2 circles of 25 markers
+  EXPECT_EQ(records[6].spheres, 1);  // D3Q19: one sphere of 100
+  const auto parsed = nlohmann::json::parse(to_json(records));
+  EXPECT_EQ(parsed[6]["markers"].get<std::int64_t>(), records[6].markers);
+  EXPECT_FALSE(parsed[0].contains("markers"));
+  o.patterns = {"aa"};
+  EXPECT_THROW(run_bench(o), karman::Error);
+  o.patterns = {"ab"};
+  o.markers = 1000000;
+  try {
+    validate(o);
+    ADD_FAILURE() << "a million markers accepted on a 24^2 square";
+  } catch (const karman::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--markers 1000000"), std::string::npos) << e.what();
+  }
+}
+
+// The spheres of case ib hold the markers asked for, 2 voxels clear of their cells' sides.
+TEST(BenchSweep, SphereArrayHoldsTheMarkers) {
+  for (const auto& [n, dimension, markers] :
+       {std::tuple{256, 3, std::int64_t(1000000)}, std::tuple{256, 3, std::int64_t(10000)},
+        std::tuple{4096, 2, std::int64_t(1000000)}, std::tuple{64, 3, std::int64_t(5000)}}) {
+    const SphereArray a = sphere_array(n, dimension, markers);
+    const double spheres = std::pow(a.per_axis, dimension);
+    EXPECT_NEAR(spheres * a.markers_per_sphere, double(markers), 0.5 * spheres) << n << " " << markers;
+    EXPECT_LE(a.radius + 2.0, 0.5 * n / a.per_axis + 1e-12);
+    EXPECT_GE(a.radius, 2.0);
+  }
+  EXPECT_EQ(sphere_array(256, 3, 1000000).per_axis, 6);  // 216 spheres of radius 19.2
+  EXPECT_THROW(sphere_array(256, 3, 10), karman::Error);
 }
 
 TEST(BenchReport, TableRowsLineUpWithTheHeader) {

@@ -3,7 +3,9 @@
 /// `karman bench`: the dense benchmark of every solver variant. Each variant runs a case on an
 /// n^3 (or n^2) box — the fully periodic all-fluid box (no flag word, no force: bytes per
 /// update = 2 Q sizeof(T)), or a real case with walls: the lid-driven cavity, or the channel
-/// between walls with a regularized pressure inlet and outlet — warms up, then times fenced
+/// between walls with a regularized pressure inlet and outlet, or the periodic box with a
+/// simple-cubic array of spheres (circles in 2D) held by immersed-boundary markers, whose MLUPS
+/// against the box's give the cost of the markers' work per step — warms up, then times fenced
 /// samples of steps; its speed is set against the copy bandwidth measured in the same process
 /// (copy_bandwidth.hpp). Every voxel of the box counts as one update, walls included, as the
 /// box's do.
@@ -28,10 +30,12 @@ struct BenchOptions {
   std::vector<std::string> layouts = lbm::Layouts::names();        ///< names of lbm::Layouts
   std::vector<std::string> patterns = lbm::Patterns::names();      ///< names of lbm::Patterns
   std::vector<std::string> collisions{"bgk"};                      ///< names of lbm::Collisions
-  std::vector<std::string> cases{"box"};                           ///< box | cavity | channel
+  std::vector<std::string> cases{"box"};                           ///< box | cavity | channel | ib
   std::vector<std::string> schedules{"split"};                     ///< split | fused (cases with walls)
-  std::vector<int> tiles{0};   ///< voxels the split schedule classifies together; 0: the solver's default
-  int n = 0;                   ///< box edge: n x n (2D) or n x n x n (3D); 0: default_edge(lattice)
+  std::vector<int> tiles{0};          ///< voxels the split schedule classifies together; 0: the solver's default
+  std::int64_t markers = 0;           ///< case ib: markers wanted in all; 0: default_markers()
+  std::vector<int> marker_blocks{0};  ///< case ib: l of the markers' order (ImmersedBody::marker_block), swept
+  int n = 0;                          ///< box edge: n x n (2D) or n x n x n (3D); 0: default_edge(lattice)
   int steps = 0;               ///< timed steps per sample (even: AA alternates two step kinds); 0: default_steps()
   int warmup = -1;             ///< untimed steps first; negative: steps / 5 (even, at least 2)
   int repeat = 3;              ///< timed samples per variant; the median is reported
@@ -41,18 +45,22 @@ struct BenchOptions {
 
 /// One measured variant (the fields of the JSON record, in order).
 struct BenchRecord {
-  std::string case_name;                                       ///< box | cavity | channel
+  std::string case_name;                                       ///< box | cavity | channel | ib
   std::string schedule;                                        ///< split | fused
   int tile = 0;                                                ///< schedule tile (0: the solver's default)
   std::string lattice, precision, layout, pattern, collision;  ///< the variant
   int n = 0;                                                   ///< box edge
   std::int64_t voxels = 0;                                     ///< voxels updated per step (n^2 or n^3)
-  int steps = 0;                                               ///< timed steps per sample
-  int warmup = 0;                                              ///< untimed steps before
-  int repeat = 0;                                              ///< timed samples
-  double seconds = 0;                                          ///< median sample time
-  double mlups = 0;                                            ///< million lattice updates per second (median sample)
-  double mlups_max = 0;                                        ///< fastest sample
+  std::int64_t markers = 0;          ///< case ib: immersed-boundary markers (0 for the other cases)
+  int spheres = 0;                   ///< case ib: spheres (circles in 2D) they sit on
+  double sphere_radius = 0;          ///< case ib: their radius in voxels
+  int marker_block = 0;              ///< case ib: l of the markers' order
+  int steps = 0;                     ///< timed steps per sample
+  int warmup = 0;                    ///< untimed steps before
+  int repeat = 0;                    ///< timed samples
+  double seconds = 0;                ///< median sample time
+  double mlups = 0;                  ///< million lattice updates per second (median sample)
+  double mlups_max = 0;              ///< fastest sample
   std::size_t bytes_per_update = 0;  ///< populations read + written (+ flag word) per voxel update
   double bandwidth_gbps = 0;         ///< mlups * bytes_per_update / 1e3: effective bandwidth
   double copy_bandwidth_gbps = 0;    ///< the copy reference of this run (its fastest Kokkos copy kernel)
@@ -78,6 +86,20 @@ int default_edge(const std::string& lattice);
 
 /// Default timed steps per sample: 100 on GPUs, 10 on CPUs.
 int default_steps();
+
+/// Default marker count of case ib: 10^6 on GPUs, 10^4 on CPUs.
+std::int64_t default_markers();
+
+/// The spheres of case ib on an n^dimension periodic box: k^dimension of them in a simple-cubic
+/// array (k the smallest count whose largest spheres, 2 voxels clear of each other's cells, hold
+/// `markers`), of the radius whose surfaces at about one marker per voxel^2 (voxel in 2D) hold
+/// `markers` in all. Throws karman::Error naming the count and the box when they do not fit.
+struct SphereArray {
+  int per_axis = 0;   ///< k
+  double radius = 0;  ///< voxels
+  int markers_per_sphere = 0;
+};
+SphereArray sphere_array(int n, int dimension, std::int64_t markers);
 
 /// Population bytes one variant allocates at edge n (both lattices for AB, halo planes included).
 std::size_t population_bytes(const std::string& lattice, const std::string& precision, const std::string& pattern,

@@ -30,6 +30,9 @@ struct ImmersedBody {
   /// Volume (area in 2D) of the body in voxels: the fluid inside it moves with the body, and its
   /// inertia is part of the force on the body (Uhlmann 2005).
   double volume = 0;
+  /// l of Chen et al. §4.2.2: the markers' threads follow blocks of l^3 voxels in x-y-z order,
+  /// Morton order within a block (marker_order); 0: Morton order over the whole box.
+  int marker_block = 0;
   /// The motion at time t (time steps); empty: at rest.
   std::function<RigidMotion(double t)> motion;
 

@@ -237,7 +237,7 @@ class ImmersedBoundary {
   using sums_type = Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace>;
 
   ImmersedBoundary() = default;
-  /// The body's markers (sorted into Morton order) acting on `field`, whose present values are
+  /// The body's markers (in the order of its `marker_block`) acting on `field`, whose present values are
   /// the case's own force, restored before each step. `ranks` share the box in slabs of
   /// `slab_extent` voxels along the slab axis in all, periodic or not.
   ImmersedBoundary(const ImmersedBody& body, const field_type& field, const comm::Ranks& ranks, int slab_extent,
@@ -246,7 +246,7 @@ class ImmersedBoundary {
         m_iterations(body.forcing_iterations),
         m_volume(body.volume),
         m_motion(body.motion),
-        m_markers(body.markers.sorted()),
+        m_markers(body.markers.sorted(body.marker_block)),
         m_field(field),
         m_base("karman::base_force", field.extent(0), field.extent(1)),
         m_spread_at("karman::marker_spread_at", m_markers.size()),

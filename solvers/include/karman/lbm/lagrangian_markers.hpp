@@ -1,8 +1,10 @@
 #pragma once
 /// \file lagrangian_markers.hpp
 /// The Lagrangian markers of an immersed body (Chen et al. §3.1, "solid samples"): points on its
-/// surface, each with the area (the arc length in 2D) it stands for, in Morton order (Chen et
-/// al. §4.2.2, Fig. 7c) so that the consecutive threads of one warp read neighbouring voxels.
+/// surface, each with the area (the arc length in 2D) it stands for, ordered so that the
+/// consecutive threads of one warp read neighbouring voxels (Chen et al. §4.2.2, Fig. 7c): by
+/// blocks of l^3 voxels in x-y-z order and in Morton order within a block, or in Morton order
+/// over the whole box.
 
 #include <karman/core/error.hpp>
 
@@ -15,6 +17,7 @@
 #include <cstdint>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace karman::lbm {
@@ -34,22 +37,53 @@ inline std::uint64_t morton_code(std::uint32_t x, std::uint32_t y, std::uint32_t
   return spread(x) | spread(y) << 1 | spread(z) << 2;
 }
 
-/// The permutation that puts points (voxel coordinates, >= -1) in Morton order of the voxels
-/// holding them; points of one voxel keep their order.
-inline std::vector<std::size_t> morton_order(const std::vector<std::array<double, 3>>& points) {
-  std::vector<std::uint64_t> code(points.size());
+/// The voxel holding point p (voxel coordinates, >= -1), shifted by 1 so that markers half a
+/// voxel outside the box still get one, clamped to the 21 bits of a Morton coordinate.
+inline std::array<std::uint32_t, 3> marker_cell(const std::array<double, 3>& p) {
+  std::array<std::uint32_t, 3> cell{};
+  for (std::size_t d = 0; d < 3; ++d) {
+    const double c = std::floor(p[d]) + 1.0;
+    cell[d] = c <= 0 ? 0u : std::uint32_t(std::min(c, double(0x1fffff)));
+  }
+  return cell;
+}
+
+/// The permutation that orders points (voxel coordinates, >= -1) as Chen et al. §4.2.2 do with
+/// block size `block` = l: the bounding box of the points' voxels is cut into blocks of l^3
+/// voxels (l^2 in 2D), blocks follow in x-y-z order (x fastest, as voxels are stored), and
+/// within a block points follow the Morton order of their voxels. `block` = 0 is Morton order
+/// over the whole box. Points of one voxel keep their order.
+inline std::vector<std::size_t> marker_order(const std::vector<std::array<double, 3>>& points, int block = 0) {
+  require_in_range("karman::lbm::marker_order", "block", block, 0, 1 << 20);
+  std::vector<std::array<std::uint32_t, 3>> cell(points.size());
+  std::array<std::uint32_t, 3> low{0x1fffff, 0x1fffff, 0x1fffff}, high{0, 0, 0};
   for (std::size_t m = 0; m < points.size(); ++m) {
-    std::uint32_t cell[3];
-    for (int d = 0; d < 3; ++d) {
-      // Shifted by 1 so that markers half a voxel outside the box still get a cell.
-      const double c = std::floor(points[m][std::size_t(d)]) + 1.0;
-      cell[d] = c <= 0 ? 0u : std::uint32_t(std::min(c, double(0x1fffff)));
+    cell[m] = marker_cell(points[m]);
+    for (std::size_t d = 0; d < 3; ++d) {
+      low[d] = std::min(low[d], cell[m][d]);
+      high[d] = std::max(high[d], cell[m][d]);
     }
-    code[m] = morton_code(cell[0], cell[1], cell[2]);
+  }
+  // Key: (block index in x-y-z order, Morton code of the voxel within its block).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> key(points.size());
+  for (std::size_t m = 0; m < points.size(); ++m) {
+    if (block == 0) {
+      key[m] = {0, morton_code(cell[m][0], cell[m][1], cell[m][2])};
+      continue;
+    }
+    const auto l = std::uint32_t(block);
+    std::uint64_t index = 0;
+    std::uint32_t within[3];
+    for (int d = 2; d >= 0; --d) {
+      const std::uint32_t offset = cell[m][std::size_t(d)] - low[std::size_t(d)];
+      index = index * ((high[std::size_t(d)] - low[std::size_t(d)]) / l + 1) + offset / l;
+      within[d] = offset % l;
+    }
+    key[m] = {index, morton_code(within[0], within[1], within[2])};
   }
   std::vector<std::size_t> order(points.size());
   std::iota(order.begin(), order.end(), std::size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return code[a] < code[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
   return order;
 }
 
@@ -73,9 +107,9 @@ struct MarkerSet {
                     " out of range (0, inf)");
     }
   }
-  /// The same markers in Morton order (morton_order()).
-  MarkerSet sorted() const {
-    const auto order = morton_order(position);
+  /// The same markers in the order of marker_order(position, block).
+  MarkerSet sorted(int block = 0) const {
+    const auto order = marker_order(position, block);
     MarkerSet s;
     for (std::size_t k : order) {
       s.position.push_back(position[k]);
@@ -99,6 +133,21 @@ inline MarkerSet circle_markers(double cx, double cy, double cz, double radius, 
   return s;
 }
 
+/// `count` markers spread evenly over the sphere of centre c and `radius` (the Fibonacci
+/// lattice: equal-area bands in z, successive markers turned by the golden angle; Gonzalez,
+/// Math. Geosci. 42, 49 (2010)), each standing for 4 pi radius^2 / count.
+inline MarkerSet sphere_markers(const std::array<double, 3>& c, double radius, int count) {
+  require_in_range("karman::lbm::sphere_markers", "count", count, 4, 1 << 24);
+  MarkerSet s;
+  const double pi = 3.14159265358979323846, golden_angle = pi * (3.0 - std::sqrt(5.0));
+  for (int m = 0; m < count; ++m) {
+    const double z = 1.0 - (2.0 * m + 1.0) / count, ring = std::sqrt(1.0 - z * z), a = golden_angle * m;
+    s.position.push_back({c[0] + radius * ring * std::cos(a), c[1] + radius * ring * std::sin(a), c[2] + radius * z});
+    s.area.push_back(4.0 * pi * radius * radius / count);
+  }
+  return s;
+}
+
 /// The markers on the device, in the order of their threads.
 template <class MemorySpace>
 struct LagrangianMarkers {
@@ -111,7 +160,7 @@ struct LagrangianMarkers {
   Kokkos::View<double*, MemorySpace> area;
 
   LagrangianMarkers() = default;
-  /// Uploads `set` as it is (sort it first for Morton order).
+  /// Uploads `set` as it is (sort it first: MarkerSet::sorted).
   explicit LagrangianMarkers(const MarkerSet& set)
       : reference("karman::marker_reference", set.size()),
         position("karman::marker_position", set.size()),

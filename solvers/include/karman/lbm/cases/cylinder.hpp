@@ -38,6 +38,8 @@ struct ImmersedCylinder {
   /// Marker spacing along the circle in voxels (about one: Uhlmann 2005); in 3D the rings are
   /// one voxel apart.
   double spacing = 1.0;
+  /// l of Chen et al. §4.2.2 for the markers' order (ImmersedBody::marker_block).
+  int marker_block = 0;
 };
 
 /// Which benchmark case.
