@@ -429,7 +429,6 @@ class CaseRun {
     }
     setup.rank = m_ranks.rank();
     setup.ranks = m_ranks.size();
-    m_checkpoints_possible = m_options.ranks_per_axis.empty();
     setup.overlap = m_options.overlap;
     setup.schedule = m_options.schedule == "fused" ? lbm::Schedule::fused : lbm::Schedule::split;
     setup.communicator = m_ranks;
@@ -701,9 +700,8 @@ class CaseRun {
       const bool check = step % m_check_every == 0 || step == m_target;
       const bool output = m_options.output_every > 0 && step % m_options.output_every == 0;
       const bool stop_now = (pending & stop_flag) != 0 && m_solver->populations_complete();
-      const bool checkpoint =
-          m_checkpoints_possible && ((m_options.checkpoint_every > 0 && step % m_options.checkpoint_every == 0) ||
-                                     (pending != 0 && m_solver->populations_complete()));
+      const bool checkpoint = (m_options.checkpoint_every > 0 && step % m_options.checkpoint_every == 0) ||
+                              (pending != 0 && m_solver->populations_complete());
       if (check || output || checkpoint) {
         const auto m = m_solver->moments();
         // Nothing is written from a diverged state: the check comes first.
@@ -899,7 +897,6 @@ class CaseRun {
   nlohmann::json m_restarted_from;
   std::unique_ptr<lbm::FlowSolver> m_solver;
   std::vector<lbm::OwnedBox> m_boxes;         ///< every rank's owned box (gathers in global order)
-  bool m_checkpoints_possible = true;         ///< false on Cartesian blocks: checkpoint files hold slabs
   std::unique_ptr<io::FieldWriter> m_writer;  ///< none with --no-fields
   long m_first_step = 0;
   lbm::SteadyStateMonitor m_monitor;

@@ -5,6 +5,7 @@
 #include <karman/io/checkpoint_file.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -17,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* manifest_format = "karman-checkpoint-2";
+constexpr const char* manifest_format = "karman-checkpoint-3";
 
 fs::path checkpoints_root(const fs::path& output) { return output / "checkpoints"; }
 
@@ -54,6 +55,11 @@ CheckpointManifest read_manifest(const fs::path& directory) {
     m.step = m.document.at("step").get<long long>();
     (void)m.configuration();
     if (!m.document.at("files").is_array() || m.document.at("files").empty()) throw Error("files");
+    for (const auto& entry : m.document.at("files")) {
+      (void)entry.at("file").get<std::string>();
+      (void)entry.at("box_begin").get<std::array<long long, 3>>();
+      (void)entry.at("box_extents").get<std::array<long long, 3>>();
+    }
   } catch (const std::exception&) {
     throw Error("checkpoint '" + directory.string() + "': manifest.json is damaged or not a " + manifest_format +
                 " manifest");
@@ -91,38 +97,67 @@ void prune(const fs::path& output, int keep) {
   }
 }
 
+/// A box of the global grid: first voxel and extents along x, y, z.
+struct GridBox {
+  std::array<long long, 3> begin{}, extents{};
+  long long voxels() const { return extents[0] * extents[1] * extents[2]; }
+};
+
+GridBox grid_box(const lbm::OwnedBox& box) {
+  return {{box.begin[0], box.begin[1], box.begin[2]}, {box.extents.nx, box.extents.ny, box.extents.nz}};
+}
+
+/// Copies the voxels `from` and `to` share, `record` bytes each, from `in` (voxels of `from`, x
+/// fastest) into `out` (voxels of `to`, x fastest) row by row; returns how many were copied.
+long long copy_overlap(const GridBox& from, const std::byte* in, const GridBox& to, std::byte* out,
+                       std::size_t record) {
+  std::array<long long, 3> lo{}, hi{};
+  for (std::size_t d = 0; d < 3; ++d) {
+    lo[d] = std::max(from.begin[d], to.begin[d]);
+    hi[d] = std::min(from.begin[d] + from.extents[d], to.begin[d] + to.extents[d]);
+    if (lo[d] >= hi[d]) return 0;
+  }
+  const auto offset = [](const GridBox& b, long long x, long long y, long long z) {
+    return std::size_t(((z - b.begin[2]) * b.extents[1] + (y - b.begin[1])) * b.extents[0] + (x - b.begin[0]));
+  };
+  const std::size_t row = std::size_t(hi[0] - lo[0]) * record;
+  for (long long z = lo[2]; z < hi[2]; ++z)
+    for (long long y = lo[1]; y < hi[1]; ++y)
+      std::memcpy(out + offset(to, lo[0], y, z) * record, in + offset(from, lo[0], y, z) * record, row);
+  return (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+}
+
 /// The body of write_checkpoint: every rank's file, then rank 0's manifest and pruning.
 void write_rank_files_and_manifest(const comm::Ranks& ranks, const fs::path& output, lbm::FlowSolver& solver,
                                    const nlohmann::json& configuration, int keep, const fs::path& directory,
-                                   io::CheckpointSlab& slab) {
+                                   io::CheckpointBox& file) {
   const lbm::OwnedBox box = solver.owned_box();
   const long long step = solver.steps();
   ranks.run([&] {
     const Extents& global = box.global;
-    const int axis = global.slab_axis();
-    if (!box.is_slab()) throw Error("checkpoint: the files hold slabs; this run's ranks own Cartesian blocks");
-    slab.step = step;
-    slab.global_extents = {global.nx, global.ny, global.nz};
-    slab.slab_begin = box.begin[std::size_t(axis)];
-    slab.slab_planes = box.extents.extent(axis);
-    slab.components = solver.populations();
-    slab.value_size = solver.population_size();
-    slab.configuration = configuration.dump();
-    slab.values.resize(slab.expected_bytes());
-    solver.save_populations(slab.values.data());
-    slab.flags.resize(slab.voxels());
-    solver.save_flags(slab.flags.data());
-    io::write_checkpoint_file(directory / rank_file_name(ranks.rank()), slab);
+    const GridBox owned = grid_box(box);
+    file.step = step;
+    file.global_extents = {global.nx, global.ny, global.nz};
+    file.box_begin = owned.begin;
+    file.box_extents = owned.extents;
+    file.components = solver.populations();
+    file.value_size = solver.population_size();
+    file.configuration = configuration.dump();
+    file.values.resize(file.expected_bytes());
+    solver.save_populations(file.values.data());
+    file.flags.resize(file.voxels());
+    solver.save_flags(file.flags.data());
+    io::write_checkpoint_file(directory / rank_file_name(ranks.rank()), file);
   });
   ranks.run([&] {
     if (!ranks.root()) return;
     // Every rank's file is renamed into place; the manifest, written last, completes the checkpoint.
     nlohmann::json files = nlohmann::json::array();
     for (int r = 0; r < ranks.size(); ++r) {
-      const io::CheckpointSlab header = io::read_checkpoint_file(directory / rank_file_name(r), false);
+      const io::CheckpointBox header = io::read_checkpoint_file(directory / rank_file_name(r), false);
       files.push_back({{"file", rank_file_name(r)},
-                       {"slab_begin", header.slab_begin},
-                       {"slab_planes", header.slab_planes},
+                       {"box_begin", header.box_begin},
+                       {"box_extents", header.box_extents},
                        {"bytes", header.expected_bytes()},
                        {"checksum_fnv1a64", hex(header.checksum)},
                        {"flags_checksum_fnv1a64", hex(header.flags_checksum)}});
@@ -130,10 +165,12 @@ void write_rank_files_and_manifest(const comm::Ranks& ranks, const fs::path& out
     const nlohmann::json manifest = {{"format", manifest_format},
                                      {"step", step},
                                      {"ranks", ranks.size()},
-                                     {"global_extents", slab.global_extents},
-                                     {"populations", slab.components},
+                                     {"global_extents", file.global_extents},
+                                     {"populations", file.components},
                                      {"precision", configuration.at("variant").at("precision")},
-                                     {"order", "(voxel, population), voxels x fastest, post-collision"},
+                                     {"order",
+                                      "(voxel, population), voxels x fastest over each file's box, "
+                                      "post-collision"},
                                      {"flags", "one 32-bit word per voxel, solvers/include/karman/lbm/cell_flags.hpp"},
                                      {"files", files},
                                      {"configuration", configuration}};
@@ -149,9 +186,9 @@ void write_rank_files_and_manifest(const comm::Ranks& ranks, const fs::path& out
 /// rank's planes differ from the ones this run built from its case: the geometry (walls, inlets,
 /// outlets, their ids) changed, and the populations would continue a different flow. The mask
 /// bits are not compared: which populations a rank's kernel rebuilds next to a wall depends on
-/// where its slab ends (wall_slots.hpp), so they change with the rank count. Names the first voxel.
+/// where its box ends (wall_slots.hpp), so they change with the rank count. Names the first voxel.
 void check_flags(const std::string& where, const std::vector<lbm::flag_t>& stored, const lbm::FlowSolver& solver,
-                 const Extents& global, int slab_begin) {
+                 const lbm::OwnedBox& box) {
   std::vector<lbm::flag_t> built(stored.size());
   solver.save_flags(built.data());
   const auto differs = [](lbm::flag_t a, lbm::flag_t b) {
@@ -160,7 +197,9 @@ void check_flags(const std::string& where, const std::vector<lbm::flag_t>& store
   const auto first = std::mismatch(stored.begin(), stored.end(), built.begin(),
                                    [&](lbm::flag_t a, lbm::flag_t b) { return !differs(a, b); });
   if (first.first == stored.end()) return;
-  const index_t v = global.plane_size() * slab_begin + (first.first - stored.begin());
+  const index_t k = first.first - stored.begin();
+  const Extents& global = box.global;
+  const index_t v = box.global_index(k);
   const long long differing =
       std::inner_product(stored.begin(), stored.end(), built.begin(), 0LL, std::plus<>(), differs);
   char text[160];
@@ -186,9 +225,9 @@ double write_checkpoint(const comm::Ranks& ranks, const fs::path& output, lbm::F
     fs::create_directories(directory, ec);
     if (ec) throw Error("checkpoint: cannot create directory '" + directory.string() + "': " + ec.message());
   });
-  io::CheckpointSlab slab;
+  io::CheckpointBox file;
   try {
-    write_rank_files_and_manifest(ranks, output, solver, configuration, keep, directory, slab);
+    write_rank_files_and_manifest(ranks, output, solver, configuration, keep, directory, file);
   } catch (const Error&) {
     // Every rank failed together (a full disk on one of them): the incomplete checkpoint goes,
     // the earlier ones stay.
@@ -198,7 +237,7 @@ double write_checkpoint(const comm::Ranks& ranks, const fs::path& output, lbm::F
     }
     throw;
   }
-  return ranks.sum(double(slab.values.size() + slab.flags.size() * sizeof(std::uint32_t)));
+  return ranks.sum(double(file.values.size() + file.flags.size() * sizeof(std::uint32_t)));
 }
 
 std::vector<CheckpointManifest> restart_candidates(const std::string& what, const fs::path& output) {
@@ -234,59 +273,57 @@ CheckpointManifest load_checkpoint(const comm::Ranks& ranks, const std::vector<C
                                    lbm::FlowSolver& solver) {
   const lbm::OwnedBox box = solver.owned_box();
   const Extents& global = box.global;
-  const int axis = global.slab_axis();
   const std::vector<long long> extents = {global.nx, global.ny, global.nz};
-  const index_t plane_voxels = global.plane_size();
-  const std::size_t plane_bytes =
-      std::size_t(plane_voxels) * std::size_t(solver.populations()) * std::size_t(solver.population_size());
-  const int begin = box.begin[std::size_t(axis)], planes = box.extents.extent(axis), end = begin + planes;
+  const GridBox owned = grid_box(box);
+  const std::size_t record = std::size_t(solver.populations()) * std::size_t(solver.population_size());
   std::string reasons;
-  const std::size_t owned_voxels = std::size_t(plane_voxels) * std::size_t(planes);
   for (const CheckpointManifest& candidate : candidates) {
-    std::vector<std::byte> buffer(plane_bytes * std::size_t(planes));
-    std::vector<lbm::flag_t> stored_flags(owned_voxels);
+    std::vector<std::byte> buffer(record * std::size_t(owned.voxels()));
+    std::vector<lbm::flag_t> stored_flags(std::size_t(owned.voxels()));
     try {
       ranks.run([&] {
         const std::string where = "checkpoint '" + candidate.directory.string() + "'";
         const auto& m = candidate.document;
-        if (!box.is_slab()) throw Error(where + ": its files hold slabs; this run's ranks own Cartesian blocks");
         if (m.at("global_extents").get<std::vector<long long>>() != extents) {
           throw Error(where + ": box " + m.at("global_extents").dump() + ", this run's " +
                       nlohmann::json(extents).dump());
         }
-        int covered = 0;
+        // The files tile the grid without overlap: the voxels copied from those that meet this
+        // rank's box must be all of it.
+        long long covered = 0;
         for (const auto& entry : m.at("files")) {
-          const int file_begin = entry.at("slab_begin").get<int>();
-          const int file_end = file_begin + entry.at("slab_planes").get<int>();
-          const int lo = std::max(begin, file_begin), hi = std::min(end, file_end);
-          if (lo >= hi) continue;
-          const io::CheckpointSlab slab =
+          const GridBox stored{entry.at("box_begin").get<std::array<long long, 3>>(),
+                               entry.at("box_extents").get<std::array<long long, 3>>()};
+          bool meets = true;
+          for (std::size_t d = 0; d < 3; ++d) {
+            meets = meets && std::max(stored.begin[d], owned.begin[d]) <
+                                 std::min(stored.begin[d] + stored.extents[d], owned.begin[d] + owned.extents[d]);
+          }
+          if (!meets) continue;
+          const io::CheckpointBox file =
               io::read_checkpoint_file(candidate.directory / entry.at("file").get<std::string>());
-          if (hex(slab.checksum) != entry.at("checksum_fnv1a64").get<std::string>() ||
-              hex(slab.flags_checksum) != entry.at("flags_checksum_fnv1a64").get<std::string>() ||
-              slab.step != candidate.step || slab.slab_begin != file_begin ||
-              slab.slab_planes != file_end - file_begin) {
+          if (hex(file.checksum) != entry.at("checksum_fnv1a64").get<std::string>() ||
+              hex(file.flags_checksum) != entry.at("flags_checksum_fnv1a64").get<std::string>() ||
+              file.step != candidate.step || file.box_begin != stored.begin || file.box_extents != stored.extents) {
             throw Error(where + ": file " + entry.at("file").get<std::string>() +
                         " does not match the manifest (from another checkpoint?)");
           }
-          if (slab.components != solver.populations() || slab.value_size != solver.population_size()) {
-            throw Error(where + ": " + std::to_string(slab.components) + " populations of " +
-                        std::to_string(slab.value_size) + " bytes, this run has " +
+          if (file.components != solver.populations() || file.value_size != solver.population_size()) {
+            throw Error(where + ": " + std::to_string(file.components) + " populations of " +
+                        std::to_string(file.value_size) + " bytes, this run has " +
                         std::to_string(solver.populations()) + " of " + std::to_string(solver.population_size()));
           }
-          std::memcpy(buffer.data() + std::size_t(lo - begin) * plane_bytes,
-                      slab.values.data() + std::size_t(lo - file_begin) * plane_bytes,
-                      std::size_t(hi - lo) * plane_bytes);
-          std::copy_n(slab.flags.begin() + std::ptrdiff_t(lo - file_begin) * plane_voxels,
-                      std::size_t(hi - lo) * plane_voxels,
-                      stored_flags.begin() + std::ptrdiff_t(lo - begin) * plane_voxels);
-          covered += hi - lo;
+          covered += copy_overlap(stored, file.values.data(), owned, buffer.data(), record);
+          copy_overlap(stored, reinterpret_cast<const std::byte*>(file.flags.data()), owned,
+                       reinterpret_cast<std::byte*>(stored_flags.data()), sizeof(lbm::flag_t));
         }
-        if (covered != end - begin) {
-          throw Error(where + ": its files cover " + std::to_string(covered) + " of planes [" + std::to_string(begin) +
-                      ", " + std::to_string(end) + ")");
+        if (covered != owned.voxels()) {
+          throw Error(where + ": its files cover " + std::to_string(covered) + " of the " +
+                      std::to_string(owned.voxels()) + " voxels of this rank's box from (" +
+                      std::to_string(owned.begin[0]) + ", " + std::to_string(owned.begin[1]) + ", " +
+                      std::to_string(owned.begin[2]) + ")");
         }
-        check_flags(where, stored_flags, solver, global, begin);
+        check_flags(where, stored_flags, solver, box);
       });
       ranks.run([&] { solver.load_populations(buffer.data(), candidate.step); });
       if (ranks.root() && !reasons.empty()) {

@@ -4,8 +4,9 @@
 /// directory <output>/checkpoints/step_<S, 12 digits>/ holding one file per rank
 /// (rank_<r>.h5, see karman/io/checkpoint_file.hpp) and manifest.json, which rank 0 writes last
 /// once every rank's file is on disk: a directory without a manifest is incomplete (a run killed
-/// while writing) and is ignored and later removed. The rank files tile the global box in whole
-/// planes, so a restart may use another rank count, layout or pattern.
+/// while writing) and is ignored and later removed. The rank files tile the global box with the
+/// ranks' boxes (slabs of whole planes or Cartesian blocks), so a restart may use another rank
+/// count, decomposition (slabs or --ranks-per-axis), layout or pattern.
 
 #include <karman/comm/ranks.hpp>
 #include <karman/lbm/flow_solver.hpp>

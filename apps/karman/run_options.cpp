@@ -165,11 +165,6 @@ void validate_run_options(const RunOptions& o) {
       (o.bulk_rate != 1.0 || o.high_order_rate != 1.0)) {
     throw Error("--bulk-rate and --high-order-rate apply to --collision mrt or cm, not " + o.variant.collision.name());
   }
-  if (!o.ranks_per_axis.empty() && (o.checkpoint_every > 0 || o.checkpoint_interval > 0 || !o.restart.empty())) {
-    throw Error("--ranks-per-axis " + o.ranks_per_axis +
-                " with --checkpoint-every, --checkpoint-interval or --restart: checkpoints are written and read "
-                "by slabs only; leave --ranks-per-axis out");
-  }
   if (o.force && o.restart.empty()) throw Error("--force only applies with --restart");
   if (o.overwrite && !o.restart.empty()) {
     throw Error("--overwrite and --restart contradict each other: a restart keeps the output directory's files");

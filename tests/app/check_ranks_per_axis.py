@@ -4,8 +4,8 @@
 fingerprint of the fields gathered on rank 0 in global order, and the centre-line profile drawn
 from them), the same mass and residual to rounding, record the process grid and the edge
 messages of a block; rank 0 writes the fields.
-Bad grids (product, form, text, zero) and checkpoints with blocks are refused before anything
-is written.
+Bad grids (product, form, text, zero) are refused before anything is written. A checkpoint of
+2x2x1 blocks restarts bitwise on blocks, slabs, one rank and another grid.
 Usage: check_ranks_per_axis.py KARMAN MPIEXEC"""
 import json
 import os
@@ -97,12 +97,31 @@ with tempfile.TemporaryDirectory() as tmp:
         if proc.returncode == 0 or message not in proc.stderr or os.path.exists(out):
             failures.append(f"--ranks-per-axis {text} on 4 ranks: exit {proc.returncode}, output "
                             f"{'written' if os.path.exists(out) else 'absent'}: {proc.stderr[-400:]}")
-    out = os.path.join(tmp, "checkpoint")
-    proc = run(4, ["--dim", "3", "--n", "14", "--steps", "4", "--ranks-per-axis", "2x2x1", "--checkpoint-every", "2",
-                   "--output", out])
-    if proc.returncode == 0 or "checkpoints are written and read by slabs only" not in proc.stderr or \
-            os.path.exists(out):
-        failures.append(f"--ranks-per-axis with --checkpoint-every: exit {proc.returncode}: {proc.stderr[-400:]}")
+    # Checkpoints on blocks: each rank's file holds its block; a run restarted from step 10 of a
+    # 2x2x1 run continues bitwise, on 2x2x1 blocks, on 2 slabs, on one rank and on 1x2x2 blocks
+    # (the files' boxes cut and joined for the new ranks).
+    case = ["--dim", "3", "--n", "14", "--re", "20", "--precision", "double", "--layout", "soa", "--quiet"]
+    straight = os.path.join(tmp, "cp-straight")
+    proc = run(1, case + ["--steps", "20", "--output", straight])
+    written = os.path.join(tmp, "cp-blocks")
+    proc = run(4, case + ["--steps", "10", "--ranks-per-axis", "2x2x1", "--checkpoint-every", "10", "--output", written])
+    step10 = os.path.join(written, "checkpoints", "step_000000000010")
+    if proc.returncode != 0 or not os.path.exists(os.path.join(step10, "manifest.json")):
+        failures.append(f"2x2x1 with --checkpoint-every: exit {proc.returncode}: {proc.stderr[-400:]}")
+    else:
+        with open(os.path.join(step10, "manifest.json")) as f:
+            boxes = sorted((e["box_begin"], e["box_extents"]) for e in json.load(f)["files"])
+        if boxes != [([0, 0, 0], [8, 8, 16]), ([0, 8, 0], [8, 8, 16]), ([8, 0, 0], [8, 8, 16]), ([8, 8, 0], [8, 8, 16])]:
+            failures.append(f"2x2x1 checkpoint: the files' boxes are {boxes}")
+        for name, ranks, extra in [("2x2x1", 4, ["--ranks-per-axis", "2x2x1"]), ("slabs 2", 2, []),
+                                   ("one rank", 1, []), ("1x2x2", 4, ["--ranks-per-axis", "1x2x2"])]:
+            out = os.path.join(tmp, "cp-restart-" + name.replace(" ", "-"))
+            proc = run(ranks, case + ["--steps", "20", "--output", out, "--restart", step10] + extra)
+            if proc.returncode != 0:
+                failures.append(f"restart of the 2x2x1 checkpoint on {name}: exit {proc.returncode}: {proc.stderr[-400:]}")
+            elif summary(out)["fields_fnv1a64"] != summary(straight)["fields_fnv1a64"]:
+                failures.append(f"restart of the 2x2x1 checkpoint on {name}: fields {summary(out)['fields_fnv1a64']}, "
+                                f"straight run {summary(straight)['fields_fnv1a64']}")
 
 for f in failures:
     print("FAIL", f)

@@ -17,13 +17,11 @@
 
 namespace karman::io {
 
-long long CheckpointSlab::plane_voxels() const {
-  return global_extents[2] > 1 ? global_extents[0] * global_extents[1] : global_extents[0];
+std::size_t CheckpointBox::voxels() const {
+  return std::size_t(box_extents[0]) * std::size_t(box_extents[1]) * std::size_t(box_extents[2]);
 }
 
-std::size_t CheckpointSlab::voxels() const { return std::size_t(plane_voxels()) * std::size_t(slab_planes); }
-
-std::size_t CheckpointSlab::expected_bytes() const {
+std::size_t CheckpointBox::expected_bytes() const {
   return voxels() * std::size_t(components) * std::size_t(value_size);
 }
 
@@ -50,7 +48,7 @@ void sync_directory(const std::filesystem::path& directory) {
 #if KARMAN_ENABLE_HDF5
 namespace {
 
-constexpr const char* format_name = "karman-checkpoint-2";
+constexpr const char* format_name = "karman-checkpoint-3";
 
 void write_attribute(hid_t file, const char* name, hid_t type, const void* values, hsize_t count,
                      const std::string& where) {
@@ -127,45 +125,58 @@ void read_dataset(hid_t root, const char* name, hid_t memory_type, std::size_t c
   detail::check(H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), failure);
 }
 
-void write_hdf5(const std::filesystem::path& path, const CheckpointSlab& slab, const std::string& where) {
+/// Throws karman::Error unless the box lies inside the global grid with at least one voxel.
+void check_box(const CheckpointBox& box, const std::string& where) {
+  for (std::size_t d = 0; d < 3; ++d) {
+    if (box.box_extents[d] < 1 || box.box_begin[d] < 0 ||
+        box.box_begin[d] + box.box_extents[d] > box.global_extents[d]) {
+      throw Error(where + ": box of " + std::to_string(box.box_extents[d]) + " voxels from " +
+                  std::to_string(box.box_begin[d]) + " along axis " + std::to_string(d) + " outside the grid's " +
+                  std::to_string(box.global_extents[d]));
+    }
+  }
+}
+
+void write_hdf5(const std::filesystem::path& path, const CheckpointBox& box, const std::string& where) {
   detail::Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
                       where + ": cannot create it");
   const hid_t root = file.get();
   write_string(root, "format", format_name, where);
-  write_attribute(root, "step", H5T_NATIVE_LLONG, &slab.step, 1, where);
-  write_attribute(root, "global_extents", H5T_NATIVE_LLONG, slab.global_extents.data(), 3, where);
-  write_attribute(root, "slab_begin", H5T_NATIVE_INT, &slab.slab_begin, 1, where);
-  write_attribute(root, "slab_planes", H5T_NATIVE_INT, &slab.slab_planes, 1, where);
-  write_attribute(root, "components", H5T_NATIVE_INT, &slab.components, 1, where);
-  write_attribute(root, "value_size", H5T_NATIVE_INT, &slab.value_size, 1, where);
-  const unsigned long long sums[2] = {checksum(slab.values.data(), slab.values.size()), flags_checksum(slab.flags)};
+  write_attribute(root, "step", H5T_NATIVE_LLONG, &box.step, 1, where);
+  write_attribute(root, "global_extents", H5T_NATIVE_LLONG, box.global_extents.data(), 3, where);
+  write_attribute(root, "box_begin", H5T_NATIVE_LLONG, box.box_begin.data(), 3, where);
+  write_attribute(root, "box_extents", H5T_NATIVE_LLONG, box.box_extents.data(), 3, where);
+  write_attribute(root, "components", H5T_NATIVE_INT, &box.components, 1, where);
+  write_attribute(root, "value_size", H5T_NATIVE_INT, &box.value_size, 1, where);
+  const unsigned long long sums[2] = {checksum(box.values.data(), box.values.size()), flags_checksum(box.flags)};
   write_attribute(root, "checksum_fnv1a64", H5T_NATIVE_ULLONG, &sums[0], 1, where);
   write_attribute(root, "flags_checksum_fnv1a64", H5T_NATIVE_ULLONG, &sums[1], 1, where);
-  write_string(root, "configuration", slab.configuration, where);
-  const hsize_t voxels = slab.voxels();
-  const hsize_t shape[2] = {voxels, hsize_t(slab.components)};
-  write_dataset(root, "populations", file_type(slab.value_size), memory_type(slab.value_size), shape, 2,
-                slab.values.data(), where);
-  write_dataset(root, "flags", H5T_STD_U32LE, H5T_NATIVE_UINT32, &voxels, 1, slab.flags.data(), where);
+  write_string(root, "configuration", box.configuration, where);
+  const hsize_t voxels = box.voxels();
+  const hsize_t shape[2] = {voxels, hsize_t(box.components)};
+  write_dataset(root, "populations", file_type(box.value_size), memory_type(box.value_size), shape, 2,
+                box.values.data(), where);
+  write_dataset(root, "flags", H5T_STD_U32LE, H5T_NATIVE_UINT32, &voxels, 1, box.flags.data(), where);
   file.close(where + ": cannot close (flush) it");
 }
 
 }  // namespace
 
-void write_checkpoint_file(const std::filesystem::path& path, const CheckpointSlab& slab) {
+void write_checkpoint_file(const std::filesystem::path& path, const CheckpointBox& box) {
   const std::string where = "checkpoint file '" + path.string() + "'";
-  if (!valid_value_size(slab.value_size)) {
-    throw Error(where + ": value size " + std::to_string(slab.value_size) + " bytes, accepted: 2, 4 or 8");
+  if (!valid_value_size(box.value_size)) {
+    throw Error(where + ": value size " + std::to_string(box.value_size) + " bytes, accepted: 2, 4 or 8");
   }
-  if (slab.values.size() != slab.expected_bytes() || slab.flags.size() != slab.voxels()) {
-    throw Error(where + ": " + std::to_string(slab.values.size()) + " bytes of values and " +
-                std::to_string(slab.flags.size()) + " flags, the header promises " +
-                std::to_string(slab.expected_bytes()) + " and " + std::to_string(slab.voxels()));
+  check_box(box, where);
+  if (box.values.size() != box.expected_bytes() || box.flags.size() != box.voxels()) {
+    throw Error(where + ": " + std::to_string(box.values.size()) + " bytes of values and " +
+                std::to_string(box.flags.size()) + " flags, the header promises " +
+                std::to_string(box.expected_bytes()) + " and " + std::to_string(box.voxels()));
   }
   // HDF5 reports a full disk only as a failed write; saying so first is clearer.
   struct statvfs fs {};
   const double need =
-      double(slab.values.size() + slab.flags.size() * sizeof(std::uint32_t) + slab.configuration.size()) + 65536.0;
+      double(box.values.size() + box.flags.size() * sizeof(std::uint32_t) + box.configuration.size()) + 65536.0;
   if (::statvfs(path.parent_path().empty() ? "." : path.parent_path().c_str(), &fs) == 0 &&
       double(fs.f_bavail) * double(fs.f_frsize) < need) {
     char text[128];
@@ -179,7 +190,7 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointSl
   ::close(temporary.fd);
   int error_number = 0;
   try {
-    write_hdf5(temporary.path, slab, where);
+    write_hdf5(temporary.path, box, where);
     // HDF5 closed the file but the data may still sit in the page cache: a crash after the
     // rename must not leave a renamed empty file.
     const int fd = ::open(temporary.path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -196,7 +207,7 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointSl
   }
 }
 
-CheckpointSlab read_checkpoint_file(const std::filesystem::path& path, bool values) {
+CheckpointBox read_checkpoint_file(const std::filesystem::path& path, bool values) {
   const std::string where = "checkpoint file '" + path.string() + "'";
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw Error(where + ": no such file");
@@ -208,42 +219,43 @@ CheckpointSlab read_checkpoint_file(const std::filesystem::path& path, bool valu
   if (H5Aexists(root, "format") <= 0 || read_string(root, "format", where) != format_name) {
     throw Error(where + ": not a Karman checkpoint (no attribute format = " + format_name + ")");
   }
-  CheckpointSlab slab;
-  read_attribute(root, "step", H5T_NATIVE_LLONG, &slab.step, where);
-  read_attribute(root, "global_extents", H5T_NATIVE_LLONG, slab.global_extents.data(), where);
-  read_attribute(root, "slab_begin", H5T_NATIVE_INT, &slab.slab_begin, where);
-  read_attribute(root, "slab_planes", H5T_NATIVE_INT, &slab.slab_planes, where);
-  read_attribute(root, "components", H5T_NATIVE_INT, &slab.components, where);
-  read_attribute(root, "value_size", H5T_NATIVE_INT, &slab.value_size, where);
+  CheckpointBox box;
+  read_attribute(root, "step", H5T_NATIVE_LLONG, &box.step, where);
+  read_attribute(root, "global_extents", H5T_NATIVE_LLONG, box.global_extents.data(), where);
+  read_attribute(root, "box_begin", H5T_NATIVE_LLONG, box.box_begin.data(), where);
+  read_attribute(root, "box_extents", H5T_NATIVE_LLONG, box.box_extents.data(), where);
+  read_attribute(root, "components", H5T_NATIVE_INT, &box.components, where);
+  read_attribute(root, "value_size", H5T_NATIVE_INT, &box.value_size, where);
   unsigned long long sums[2] = {0, 0};
   read_attribute(root, "checksum_fnv1a64", H5T_NATIVE_ULLONG, &sums[0], where);
   read_attribute(root, "flags_checksum_fnv1a64", H5T_NATIVE_ULLONG, &sums[1], where);
-  slab.checksum = sums[0];
-  slab.flags_checksum = sums[1];
-  slab.configuration = read_string(root, "configuration", where);
-  if (!valid_value_size(slab.value_size)) {
-    throw Error(where + ": value size " + std::to_string(slab.value_size) + " bytes, accepted: 2, 4 or 8");
+  box.checksum = sums[0];
+  box.flags_checksum = sums[1];
+  box.configuration = read_string(root, "configuration", where);
+  if (!valid_value_size(box.value_size)) {
+    throw Error(where + ": value size " + std::to_string(box.value_size) + " bytes, accepted: 2, 4 or 8");
   }
-  if (!values) return slab;
-  slab.values.resize(slab.expected_bytes());
-  read_dataset(root, "populations", memory_type(slab.value_size), slab.expected_bytes() / std::size_t(slab.value_size),
-               slab.values.data(), where);
-  if (checksum(slab.values.data(), slab.values.size()) != slab.checksum) {
+  check_box(box, where);
+  if (!values) return box;
+  box.values.resize(box.expected_bytes());
+  read_dataset(root, "populations", memory_type(box.value_size), box.expected_bytes() / std::size_t(box.value_size),
+               box.values.data(), where);
+  if (checksum(box.values.data(), box.values.size()) != box.checksum) {
     throw Error(where + ": checksum mismatch, the file is corrupted");
   }
-  slab.flags.resize(slab.voxels());
-  read_dataset(root, "flags", H5T_NATIVE_UINT32, slab.flags.size(), slab.flags.data(), where);
-  if (flags_checksum(slab.flags) != slab.flags_checksum) {
+  box.flags.resize(box.voxels());
+  read_dataset(root, "flags", H5T_NATIVE_UINT32, box.flags.size(), box.flags.data(), where);
+  if (flags_checksum(box.flags) != box.flags_checksum) {
     throw Error(where + ": checksum mismatch in its flags, the file is corrupted");
   }
-  return slab;
+  return box;
 }
 #else
-void write_checkpoint_file(const std::filesystem::path& path, const CheckpointSlab&) {
+void write_checkpoint_file(const std::filesystem::path& path, const CheckpointBox&) {
   throw Error("checkpoint file '" + path.string() + "': this karman was built without HDF5 (KARMAN_ENABLE_HDF5=OFF)");
 }
 
-CheckpointSlab read_checkpoint_file(const std::filesystem::path& path, bool) {
+CheckpointBox read_checkpoint_file(const std::filesystem::path& path, bool) {
   throw Error("checkpoint file '" + path.string() + "': this karman was built without HDF5 (KARMAN_ENABLE_HDF5=OFF)");
 }
 #endif

@@ -1,10 +1,10 @@
 #pragma once
 /// \file checkpoint_file.hpp
-/// One rank's checkpoint file: a slab of whole planes of the global box, each voxel a
-/// record of `components` values (the populations) and one 32-bit flag word, with the step, the
-/// run's configuration and a checksum of each; written atomically (temporary file, fsync,
-/// rename) so a reader sees a complete file or none. karman_io stays ignorant of lattices: the
-/// values and flags are opaque words here.
+/// One rank's checkpoint file: the box of the global grid the rank owns (a slab of whole planes,
+/// or a Cartesian block of --ranks-per-axis), each voxel a record of `components` values (the populations) and one
+/// 32-bit flag word, with the step, the run's configuration and a checksum of each; written atomically (temporary file,
+/// fsync, rename) so a reader sees a complete file or none. karman_io stays ignorant of lattices: the values and flags
+/// are opaque words here.
 
 #include <array>
 #include <cstddef>
@@ -16,11 +16,11 @@
 namespace karman::io {
 
 /// What one checkpoint file holds.
-struct CheckpointSlab {
+struct CheckpointBox {
   long long step = 0;                         ///< time steps done
-  std::array<long long, 3> global_extents{};  ///< the whole box, nx, ny, nz
-  int slab_begin = 0;                         ///< first global plane of the slab (z in 3D, y in 2D)
-  int slab_planes = 0;                        ///< planes in the slab
+  std::array<long long, 3> global_extents{};  ///< the whole grid, nx, ny, nz
+  std::array<long long, 3> box_begin{};       ///< global coordinates of the box's first voxel
+  std::array<long long, 3> box_extents{};     ///< voxels of the box along x, y, z (1 along z in 2D)
   int components = 0;                         ///< values per voxel (populations Q)
   int value_size = 0;                         ///< bytes per value: 2 (FP16 storage words), 4 or 8
   std::string configuration;                  ///< the run's configuration, JSON text
@@ -28,9 +28,7 @@ struct CheckpointSlab {
   std::vector<std::uint32_t> flags;           ///< one flag word per voxel, voxels x fastest
   std::uint64_t checksum = 0;                 ///< checksum(values) as written
   std::uint64_t flags_checksum = 0;           ///< checksum(flags) as written
-  /// Voxels of one plane of the slab (nx in 2D, nx ny in 3D).
-  long long plane_voxels() const;
-  /// Voxels of the slab: the length of `flags`.
+  /// Voxels of the box: the length of `flags`.
   std::size_t voxels() const;
   /// Bytes of `values` the header promises.
   std::size_t expected_bytes() const;
@@ -40,15 +38,15 @@ struct CheckpointSlab {
 /// flipped or lost bytes of a damaged file.
 std::uint64_t checksum(const std::byte* data, std::size_t bytes);
 
-/// Writes `slab` to `path` through a temporary file in the same directory, flushed to disk and
-/// then renamed; stores checksum(slab.values) and checksum(slab.flags). Throws karman::Error naming the path and reason
+/// Writes `box` to `path` through a temporary file in the same directory, flushed to disk and
+/// then renamed; stores checksum(box.values) and checksum(box.flags). Throws karman::Error naming the path and reason
 /// (the temporary file removed). HDF5's own error printing is silenced.
-void write_checkpoint_file(const std::filesystem::path& path, const CheckpointSlab& slab);
+void write_checkpoint_file(const std::filesystem::path& path, const CheckpointBox& box);
 
 /// Reads a file of write_checkpoint_file and verifies its size and checksum; throws
 /// karman::Error "checkpoint file '<path>': <what is wrong>" for a missing, truncated, foreign
 /// or corrupted file. With `values` false only the header is read (no values, no flags).
-CheckpointSlab read_checkpoint_file(const std::filesystem::path& path, bool values = true);
+CheckpointBox read_checkpoint_file(const std::filesystem::path& path, bool values = true);
 
 /// Flushes a directory's entries (renames, creations) to disk; best effort.
 void sync_directory(const std::filesystem::path& directory);
