@@ -263,7 +263,27 @@ void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const Globa
     // The last quarter of the history: the periodic regime, several shedding periods.
     const auto lift_peaks = maxima(h.time, h.lift, last_quarter);
     const auto drag_peaks = maxima(h.time, h.drag, last_quarter);
-    if (lift_peaks.size() >= 2 && !drag_peaks.empty()) {
+    // A periodic regime keeps its amplitude; an oscillation that dies out (a wake settling to a
+    // steady state) is not shedding, whatever the spacing of its lift's maxima says. The drag,
+    // which swings at twice the shedding frequency, shows it best (the lift of a nearly
+    // symmetric wake is a small difference).
+    const auto swing = [&](std::size_t from, std::size_t to) {
+      const auto [lo, hi] =
+          std::minmax_element(h.drag.begin() + std::ptrdiff_t(from), h.drag.begin() + std::ptrdiff_t(to));
+      return *hi - *lo;
+    };
+    const double amplitude_ratio =
+        n >= 8 ? swing(last_eighth, n) / std::max(swing(last_quarter, last_eighth), 1e-300) : 0.0;
+    c["c_D_swing_ratio"] = amplitude_ratio;
+    if (n >= 8 && amplitude_ratio < 0.8) {
+      summary["c_D_max"] = summary["c_L_max"] = summary["St"] = nullptr;
+      summary["c_D"] = mean(h.drag, last_eighth, n);
+      summary["c_L"] = mean(h.lift, last_eighth, n);
+      std::printf(
+          "no periodic shedding: the drag's swing fell to %.2f of itself between the last eighths of the run "
+          "(the wake settles); c_D %.4f, c_L %.5f at the end\n",
+          amplitude_ratio, summary["c_D"].get<double>(), summary["c_L"].get<double>());
+    } else if (lift_peaks.size() >= 2 && !drag_peaks.empty()) {
       const double period = (lift_peaks.back().first - lift_peaks.front().first) / double(lift_peaks.size() - 1);
       double cl_max = -1e300, cd_max = -1e300;
       for (const auto& m : lift_peaks) cl_max = std::max(cl_max, m.second);

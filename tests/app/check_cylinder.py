@@ -108,6 +108,11 @@ with tempfile.TemporaryDirectory() as tmp:
             failures.append(f"{case} {wall}: summary.json has L_a, which 3D does not define")
         if case == "3d-2z" and not all(k in s for k in ("c_D_max", "c_L_max", "St")):
             failures.append(f"3d-2z: summary.json lacks c_D_max, c_L_max or St: {sorted(s)}")
+        if case == "3d-2z":
+            # A drag swing that dies out (ratio of the last eighths below 0.8) is no shedding: no St.
+            ratio = c.get("c_D_swing_ratio")
+            if not isinstance(ratio, (int, float)) or (ratio < 0.8) != (s.get("St") is None):
+                failures.append(f"3d-2z: c_D_swing_ratio {ratio!r} with St {s.get('St')!r}")
         if wall == "ib" and c.get("markers") != 25 * 17:
             failures.append(f"{case} ib: summary.json cylinder.markers = {c.get('markers')!r}, expected {25 * 17}")
         rows = list(csv.reader(open(os.path.join(out, "forces.csv"))))

@@ -48,7 +48,11 @@ def shrink(words):
         # A cylinder runs a number of benchmark time units by default: a few steps show the line works.
         out += ["--steps", SMALL["--steps"]]
     if "bench" in out:
-        for option, value in (("--n", "8"), ("--steps", "4"), ("--warmup", "2"), ("--repeat", "1")):
+        # Case ib's spheres need room: 100 markers on one sphere of a 16^3 box.
+        edge = "16" if "--markers" in out else "8"
+        if "--markers" in out:
+            out[out.index("--markers") + 1] = "100"
+        for option, value in (("--n", edge), ("--steps", "4"), ("--warmup", "2"), ("--repeat", "1")):
             if option in out:
                 out[out.index(option) + 1] = value
             else:
