@@ -62,8 +62,7 @@ std::int64_t resolved_markers(const BenchOptions& o) { return o.markers > 0 ? o.
 /// The markers of case ib: sphere_array's spheres (circles in 2D) in the cells of a k^dimension
 /// array, each centred in its cell (voxel i sits at coordinate i), held at rest by
 /// immersed-boundary forcing with the cylinder case's settings (Roma kernel, three iterations).
-lbm::ImmersedBody sphere_array_body(int n, int dimension, std::int64_t markers, int marker_block) {
-  const SphereArray a = sphere_array(n, dimension, markers);
+lbm::ImmersedBody sphere_array_body(int n, int dimension, const SphereArray& a, int marker_block) {
   const double pi = 3.14159265358979323846, cell = double(n) / a.per_axis;
   lbm::ImmersedBody body;
   auto& m = body.markers;
@@ -91,7 +90,8 @@ bool runs_immersed_boundaries(const std::string& pattern, const std::string& col
 }
 
 /// The setup of one benchmark case on an n^3 (n^2 in 2D) box, walls included.
-lbm::SolverSetup case_setup(const std::string& name, const lbm::Variant& variant, int n, const BenchOptions& o,
+/// `spheres` and `marker_block` place case ib's markers.
+lbm::SolverSetup case_setup(const std::string& name, const lbm::Variant& variant, int n, const SphereArray& spheres,
                             int marker_block) {
   const bool three_d = !two_d(variant.lattice);
   if (name == "cavity") {
@@ -121,7 +121,7 @@ lbm::SolverSetup case_setup(const std::string& name, const lbm::Variant& variant
   setup.initial = shear_waves(n, three_d);
   setup.relaxation.omega = 1.0 / 0.6;
   if (name == "ib") {
-    setup.immersed_body = sphere_array_body(n, three_d ? 3 : 2, resolved_markers(o), marker_block);
+    setup.immersed_body = sphere_array_body(n, three_d ? 3 : 2, spheres, marker_block);
   }
   return setup;
 }
@@ -130,7 +130,9 @@ BenchRecord run_variant(const std::string& case_name, const std::string& schedul
                         const lbm::Variant& variant, const BenchOptions& o, const CopyBandwidth& copy,
                         const BackendInfo& info) {
   const int n = resolved_edge(o, variant.lattice);
-  lbm::SolverSetup setup = case_setup(case_name, variant, n, o, marker_block);
+  const int dimension = two_d(variant.lattice) ? 2 : 3;
+  const SphereArray spheres = case_name == "ib" ? sphere_array(n, dimension, resolved_markers(o)) : SphereArray{};
+  lbm::SolverSetup setup = case_setup(case_name, variant, n, spheres, marker_block);
   setup.schedule = schedule == "fused" ? lbm::Schedule::fused : lbm::Schedule::split;
   setup.schedule_tile = tile;
   // One rank: the periodic slab halo is a local copy on the kernel's own instance, so a step
@@ -150,10 +152,10 @@ BenchRecord run_variant(const std::string& case_name, const std::string& schedul
   r.n = n;
   r.voxels = setup.global.size();
   if (case_name == "ib") {
-    const SphereArray a = sphere_array(n, two_d(variant.lattice) ? 2 : 3, resolved_markers(o));
     r.markers = std::int64_t(setup.immersed_body.markers.size());
-    r.spheres = two_d(variant.lattice) ? a.per_axis * a.per_axis : a.per_axis * a.per_axis * a.per_axis;
-    r.sphere_radius = a.radius;
+    r.spheres =
+        dimension == 2 ? spheres.per_axis * spheres.per_axis : spheres.per_axis * spheres.per_axis * spheres.per_axis;
+    r.sphere_radius = spheres.radius;
     r.marker_block = marker_block;
   }
   r.steps = resolved_steps(o);
