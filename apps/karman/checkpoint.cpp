@@ -107,24 +107,31 @@ GridBox grid_box(const lbm::OwnedBox& box) {
   return {{box.begin[0], box.begin[1], box.begin[2]}, {box.extents.nx, box.extents.ny, box.extents.nz}};
 }
 
+/// The voxels boxes a and b share (extents 0 along some axis when none).
+GridBox overlap(const GridBox& a, const GridBox& b) {
+  GridBox o;
+  for (std::size_t d = 0; d < 3; ++d) {
+    o.begin[d] = std::max(a.begin[d], b.begin[d]);
+    o.extents[d] = std::max(0LL, std::min(a.begin[d] + a.extents[d], b.begin[d] + b.extents[d]) - o.begin[d]);
+  }
+  return o;
+}
+
 /// Copies the voxels `from` and `to` share, `record` bytes each, from `in` (voxels of `from`, x
 /// fastest) into `out` (voxels of `to`, x fastest) row by row; returns how many were copied.
 long long copy_overlap(const GridBox& from, const std::byte* in, const GridBox& to, std::byte* out,
                        std::size_t record) {
-  std::array<long long, 3> lo{}, hi{};
-  for (std::size_t d = 0; d < 3; ++d) {
-    lo[d] = std::max(from.begin[d], to.begin[d]);
-    hi[d] = std::min(from.begin[d] + from.extents[d], to.begin[d] + to.extents[d]);
-    if (lo[d] >= hi[d]) return 0;
-  }
+  const GridBox shared = overlap(from, to);
+  if (shared.voxels() == 0) return 0;
   const auto offset = [](const GridBox& b, long long x, long long y, long long z) {
     return std::size_t(((z - b.begin[2]) * b.extents[1] + (y - b.begin[1])) * b.extents[0] + (x - b.begin[0]));
   };
-  const std::size_t row = std::size_t(hi[0] - lo[0]) * record;
-  for (long long z = lo[2]; z < hi[2]; ++z)
-    for (long long y = lo[1]; y < hi[1]; ++y)
-      std::memcpy(out + offset(to, lo[0], y, z) * record, in + offset(from, lo[0], y, z) * record, row);
-  return (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+  const long long x = shared.begin[0];
+  const std::size_t row = std::size_t(shared.extents[0]) * record;
+  for (long long z = shared.begin[2]; z < shared.begin[2] + shared.extents[2]; ++z)
+    for (long long y = shared.begin[1]; y < shared.begin[1] + shared.extents[1]; ++y)
+      std::memcpy(out + offset(to, x, y, z) * record, in + offset(from, x, y, z) * record, row);
+  return shared.voxels();
 }
 
 /// The body of write_checkpoint: every rank's file, then rank 0's manifest and pruning.
@@ -294,12 +301,7 @@ CheckpointManifest load_checkpoint(const comm::Ranks& ranks, const std::vector<C
         for (const auto& entry : m.at("files")) {
           const GridBox stored{entry.at("box_begin").get<std::array<long long, 3>>(),
                                entry.at("box_extents").get<std::array<long long, 3>>()};
-          bool meets = true;
-          for (std::size_t d = 0; d < 3; ++d) {
-            meets = meets && std::max(stored.begin[d], owned.begin[d]) <
-                                 std::min(stored.begin[d] + stored.extents[d], owned.begin[d] + owned.extents[d]);
-          }
-          if (!meets) continue;
+          if (overlap(stored, owned).voxels() == 0) continue;
           const io::CheckpointBox file =
               io::read_checkpoint_file(candidate.directory / entry.at("file").get<std::string>());
           if (hex(file.checksum) != entry.at("checksum_fnv1a64").get<std::string>() ||
