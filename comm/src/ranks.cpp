@@ -33,6 +33,18 @@ T all_reduce(T local, MPI_Op op, MPI_Comm comm) {
   MPI_Allreduce(&local, &global, 1, mpi_datatype<T>(), op, comm);
   return global;
 }
+
+/// Element-wise sum over the `size` ranks of `comm` of `count` values at `values`, in place.
+template <class T>
+void sum_over(MPI_Comm comm, int size, T* values, std::size_t count) {
+  if (size == 1) return;
+  // MPI counts are int: long arrays go in pieces.
+  constexpr std::size_t piece = std::size_t(1) << 30;
+  for (std::size_t first = 0; first < count; first += piece) {
+    const int n = static_cast<int>(std::min(piece, count - first));
+    MPI_Allreduce(MPI_IN_PLACE, values + first, n, mpi_datatype<T>(), MPI_SUM, comm);
+  }
+}
 #endif
 
 }  // namespace
@@ -59,14 +71,16 @@ double Ranks::sum(double local) const {
 
 void Ranks::sum_in_place(double* values, std::size_t count) const {
 #if KARMAN_ENABLE_MPI
-  if (m_size > 1) {
-    // MPI counts are int: long arrays go in pieces.
-    constexpr std::size_t piece = std::size_t(1) << 30;
-    for (std::size_t first = 0; first < count; first += piece) {
-      const int n = static_cast<int>(std::min(piece, count - first));
-      MPI_Allreduce(MPI_IN_PLACE, values + first, n, MPI_DOUBLE, MPI_SUM, m_comm);
-    }
-  }
+  sum_over(m_comm, m_size, values, count);
+#else
+  (void)values;
+  (void)count;
+#endif
+}
+
+void Ranks::sum_in_place(long long* values, std::size_t count) const {
+#if KARMAN_ENABLE_MPI
+  sum_over(m_comm, m_size, values, count);
 #else
   (void)values;
   (void)count;

@@ -145,7 +145,9 @@ TEST(ImmersedBoundary, LinearFieldInterpolatedExactly) {
 }
 
 // Spreading markers' forces (atomic additions from parallel threads) puts their total, force
-// times area, into the field, also for markers whose stencils overlap and wrap across x.
+// times area, into the field, also for markers whose stencils overlap and wrap across x; and
+// the sums at every voxel do not depend on the order in which the markers add (fixed point):
+// the markers in reverse order give the same bits.
 template <int D, class Kernel>
 void check_spreading_conserves_force() {
   using Space = Kokkos::DefaultExecutionSpace::memory_space;
@@ -157,25 +159,40 @@ void check_spreading_conserves_force() {
     set.position.push_back({across(rng), D == 3 ? across(rng) : along(rng), D == 3 ? along(rng) : 0.0});
     set.area.push_back(area(rng));
   }
-  LagrangianMarkers<Space> markers(set.sorted());
-  auto increment = Kokkos::create_mirror_view(markers.increment);
-  double expected[3] = {0, 0, 0};
   const MarkerSet sorted = set.sorted();
-  for (std::size_t m = 0; m < sorted.size(); ++m) {
-    for (int d = 0; d < D; ++d) {
-      increment(m, d) = 0.01 * double((m * 7 + std::size_t(d) * 3) % 11) - 0.05;
-      expected[d] += increment(m, d) * sorted.area[m];
+  MarkerSet reversed;
+  reversed.position.assign(sorted.position.rbegin(), sorted.position.rend());
+  reversed.area.assign(sorted.area.rbegin(), sorted.area.rend());
+  auto spread = [&](const MarkerSet& order, bool reverse_increments) {
+    LagrangianMarkers<Space> markers(order);
+    auto increment = Kokkos::create_mirror_view(markers.increment);
+    const std::size_t n = order.size();
+    for (std::size_t m = 0; m < n; ++m) {
+      const std::size_t k = reverse_increments ? n - 1 - m : m;
+      for (int d = 0; d < D; ++d) increment(m, d) = 0.01 * double((k * 7 + std::size_t(d) * 3) % 11) - 0.05;
     }
-  }
-  Kokkos::deep_copy(markers.increment, increment);
-  Kokkos::View<double**, Kokkos::LayoutLeft, Space> field("field", std::size_t(box.size()), D);
-  MarkerSpreading<D, double, Space, Kernel> spreading{field, markers, box, {0, 0, 0}};
-  Kokkos::parallel_for("spread", Kokkos::RangePolicy<>(0, markers.size()), spreading);
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
+    Kokkos::deep_copy(markers.increment, increment);
+    SpreadForce<Space> field("spread", std::size_t(box.size()), D);
+    MarkerSpreading<D, Space, Kernel> spreading{field, markers, {box, {0, 0, 0}}};
+    Kokkos::parallel_for("spread", Kokkos::RangePolicy<>(0, markers.size()), spreading);
+    return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
+  };
+  double expected[3] = {0, 0, 0};
+  for (std::size_t m = 0; m < sorted.size(); ++m)
+    for (int d = 0; d < D; ++d)
+      expected[d] += (0.01 * double((m * 7 + std::size_t(d) * 3) % 11) - 0.05) * sorted.area[m];
+  const auto forward = spread(sorted, false);
+  const auto backward = spread(reversed, true);
   for (int d = 0; d < D; ++d) {
     double total = 0;
-    for (index_t v = 0; v < box.size(); ++v) total += host(std::size_t(v), d);
-    EXPECT_NEAR(total, expected[d], 1e-12) << Kernel::name << " axis " << d;
+    bool same = true;
+    for (index_t v = 0; v < box.size(); ++v) {
+      total += FixedPointSum::to(forward(std::size_t(v), d));
+      same = same && forward(std::size_t(v), d) == backward(std::size_t(v), d);
+    }
+    // Each of the 500 x 4^D terms is rounded to 2^-41 at most.
+    EXPECT_NEAR(total, expected[d], 1e-8) << Kernel::name << " axis " << d;
+    EXPECT_TRUE(same) << Kernel::name << " axis " << d << ": the sums depend on the markers' order";
   }
 }
 
@@ -437,7 +454,8 @@ TEST(ImmersedBoundary, MovingPlateDrivesCouetteFlow) {
 
 // In 3D: a sphere at rest in a periodic box of fluid set moving feels a drag along the flow and
 // none across it (by symmetry, up to the markers' arrangement). The order of the markers'
-// threads (Chen et al.'s block size l) changes only the order of the atomic additions.
+// threads (Chen et al.'s block size l) changes only the order of the atomic additions, which
+// the fixed-point sums do not see: the same bits.
 TEST(ImmersedBoundary, SphereDragIn3D) {
   const Variant v{"d3q19", "float", "soa", "bgk", "ab"};
   if (!test::compiled(v)) GTEST_SKIP() << "d3q19/float/soa not compiled";
@@ -466,9 +484,10 @@ TEST(ImmersedBoundary, SphereDragIn3D) {
   EXPECT_GT(f[0], 0.0);
   EXPECT_LT(std::fabs(f[1]), 0.05 * f[0]);
   EXPECT_LT(std::fabs(f[2]), 0.05 * f[0]);
+  // Another marker order adds the same terms in another order: the same bits (fixed-point sums).
   for (const int block : {1, 2, 4}) {
     const auto g = drag(block);
-    for (int d = 0; d < 3; ++d) EXPECT_NEAR(g[std::size_t(d)], f[std::size_t(d)], 1e-5 * f[0]) << "l = " << block;
+    for (int d = 0; d < 3; ++d) EXPECT_EQ(g[std::size_t(d)], f[std::size_t(d)]) << "l = " << block;
   }
 }
 

@@ -46,6 +46,8 @@ class Ranks {
   /// Element-wise sum over ranks of `count` values at `values`, replaced by it on every rank
   /// (`count` the same on every rank).
   void sum_in_place(double* values, std::size_t count) const;
+  /// The same for integers: exact, so the result does not depend on how MPI orders the ranks.
+  void sum_in_place(long long* values, std::size_t count) const;
   /// Maximum over ranks, on every rank.
   double max(double local) const;
   /// Bitwise OR over ranks, on every rank (flags that any rank may raise).

@@ -2,19 +2,22 @@
 /// \file immersed_boundary.hpp
 /// Direct-forcing immersed boundaries (Chen et al. §3.1 and Alg. 2 step (c); Uhlmann, J. Comput.
 /// Phys. 209, 448 (2005)) on the dense solver's per-voxel force field. Before each step:
-///  1. the voxels the markers' kernels reached when the field was last set get the case's own
-///     force back (every other voxel still holds it: a step costs O(markers), not a field copy);
+///  1. the voxels the markers' kernels reached when the field was last set lose what was spread
+///     there (and, for a moving body, get the case's own force back; every other voxel still
+///     holds it: a step costs O(markers), not a field copy);
 ///  2. one thread per marker (Chen et al. §4.3.2, "scattering") interpolates the velocity at its
-///     position from the populations the step will read, u = (sum c f + F/2) / rho with the
-///     field's F (Guo, Zheng & Shi 2002), with the delta kernel (Eq. 6), and sets the force
-///     density F_m = 2 rho (U_b - u): the force that, through Guo's half-force velocity, makes
-///     the interpolated velocity equal the body's (Eq. 7, with the factor 2 of the half force);
+///     position from the populations the step will read, u = (sum c f + F/2) / rho with F the
+///     case's force plus what was spread so far (Guo, Zheng & Shi 2002), with the delta kernel
+///     (Eq. 6), and sets the force density F_m = 2 rho (U_b - u): the force that, through
+///     Guo's half-force velocity, makes the interpolated velocity equal the body's (Eq. 7, with
+///     the factor 2 of the half force);
 ///  3. one thread per marker spreads F_m A_m (A_m its area) with the same kernel to the voxels
 ///     around it by atomic additions (Eq. 8);
 ///  repeated `forcing_iterations` times (multi-direct forcing: steps 2 and 3 see the force
-///  spread so far). The stream-collide kernels then add the field by Guo forcing
-///  (Features::force_field). The force on the body is the reaction -sum_m F_m A_m plus the
-///  inertia of the fluid inside the body (Uhlmann 2005, for a rigid body).
+///  spread so far); then the voxels the markers reach take the case's force plus all spread
+///  there. The stream-collide kernels add the field by Guo forcing (Features::force_field). The
+///  force on the body is the reaction -sum_m F_m A_m plus the inertia of the fluid inside the
+///  body (Uhlmann 2005, for a rigid body).
 ///
 /// Under MPI (slabs) every rank holds every marker: a rigid body's markers are few next to the
 /// fluid, and their prescribed motion is known everywhere. Step 2 runs in two parts: each rank
@@ -23,6 +26,11 @@
 /// their sums (one all-reduce of five numbers per marker), and every rank then sets the same
 /// increments and spreads them to its owned voxels. The interpolation reads the halo planes
 /// (the pull of an owned voxel next to them), so they are exchanged before the forcing.
+///
+/// Every sum over markers or stencil points (the interpolation sums, their all-reduce, the
+/// spreading's atomic additions and the body force) is a FixedPointSum: its bits do not depend on
+/// the thread count, the order of the markers or the decomposition, so a run with a body gives
+/// the same bits on any number of threads and ranks, as a run without one does.
 
 #include <karman/comm/ranks.hpp>
 #include <karman/core/error.hpp>
@@ -30,6 +38,7 @@
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/neighbours.hpp>
 #include <karman/lbm/delta_kernel.hpp>
+#include <karman/lbm/fixed_point_sum.hpp>
 #include <karman/lbm/immersed_body.hpp>
 #include <karman/lbm/lagrangian_markers.hpp>
 #include <karman/lbm/stream_collide.hpp>
@@ -107,24 +116,39 @@ struct MarkerStencil {
   }
 };
 
+/// Per voxel and axis, the markers' forces spread there so far, in fixed point.
+template <class MemorySpace>
+using SpreadForce = Kokkos::View<FixedPointSum::integer**, Kokkos::LayoutLeft, MemorySpace>;
+
+/// The force at voxel v along axis d with what the markers spread so far: the case's force
+/// `base` plus the spread sum, as the field will hold it for the step (MarkerForceUpdate).
+template <class BaseView, class SpreadView>
+KOKKOS_INLINE_FUNCTION typename BaseView::value_type force_with_spread(const BaseView& base, const SpreadView& spread,
+                                                                       index_t v, int d) {
+  using T = typename BaseView::value_type;
+  return base(v, d) + T(FixedPointSum::to(spread(v, d)));
+}
+
 /// The first part of step 2 for every marker: the delta-weighted sums of u, rho and the fluid
-/// weight over the stencil voxels this rank owns, with the field as it stands; the ranks add
-/// them before MarkerIncrement.
+/// weight over the stencil voxels this rank owns, with the force spread so far, in fixed point
+/// (a stencil cut between ranks gives the same sum); the ranks add them before MarkerIncrement.
 template <class L, class P, class Layout, class MemorySpace, class Kernel>
 struct MarkerSums {
   using T = compute_t<P>;
   using access_type = PopulationAccess<L, P, Layout, MemorySpace, StepKind::ab_pull, Features<true, true, true>>;
   access_type access;
-  Kokkos::View<const T**, Kokkos::LayoutLeft, MemorySpace> field;
+  Kokkos::View<const T**, Kokkos::LayoutLeft, MemorySpace> base;
+  Kokkos::View<const FixedPointSum::integer**, Kokkos::LayoutLeft, MemorySpace> spread;
   LagrangianMarkers<MemorySpace> markers;
-  Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> sums;  ///< per marker: u (3), rho, fluid weight
+  Kokkos::View<FixedPointSum::integer**, Kokkos::LayoutRight, MemorySpace>
+      sums;  ///< per marker: u (3), rho, fluid weight
   MarkerBox box;
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t m) const {
     double p[3];
     for (int d = 0; d < 3; ++d) p[d] = markers.position(m, d);
     const MarkerStencil<L::D, Kernel> stencil(p);
-    double u[3] = {0, 0, 0}, rho = 0, fluid_weight = 0;
+    FixedPointSum::integer u[3] = {0, 0, 0}, rho = 0, fluid_weight = 0;
     for (int n = 0; n < stencil.points; ++n) {
       index_t v = 0;
       double w = 0;
@@ -134,12 +158,13 @@ struct MarkerSums {
       if (flags::kind(fl) == CellKind::solid) continue;
       T f[L::Q];
       access.load(v, fl, Neighbours<L::D>(v, access.topology), access.plane_spans(v), f);
-      const T force[3] = {field(v, 0), field(v, 1), L::D == 3 ? field(v, 2) : T(0)};
+      const T force[3] = {force_with_spread(base, spread, v, 0), force_with_spread(base, spread, v, 1),
+                          L::D == 3 ? force_with_spread(base, spread, v, 2) : T(0)};
       T r, uv[3];
       moments<L, T, true>(f, force, r, uv);
-      for (int d = 0; d < 3; ++d) u[d] += w * double(uv[d]);
-      rho += w * double(r);
-      fluid_weight += w;
+      for (int d = 0; d < 3; ++d) u[d] += FixedPointSum::from(w * double(uv[d]));
+      rho += FixedPointSum::from(w * double(r));
+      fluid_weight += FixedPointSum::from(w);
     }
     for (int d = 0; d < 3; ++d) sums(m, d) = u[d];
     sums(m, 3) = rho;
@@ -152,23 +177,25 @@ struct MarkerSums {
 template <class MemorySpace>
 struct MarkerIncrement {
   LagrangianMarkers<MemorySpace> markers;
-  Kokkos::View<const double**, Kokkos::LayoutRight, MemorySpace> sums;
+  Kokkos::View<const FixedPointSum::integer**, Kokkos::LayoutRight, MemorySpace> sums;
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t m) const {
-    const double rho = sums(m, 4) > 0 ? sums(m, 3) / sums(m, 4) : 1.0;
+    const double fluid_weight = FixedPointSum::to(sums(m, 4));
+    const double rho = fluid_weight > 0 ? FixedPointSum::to(sums(m, 3)) / fluid_weight : 1.0;
     for (int d = 0; d < 3; ++d) {
-      const double increment = 2.0 * rho * (markers.velocity(m, d) - sums(m, d));
+      const double increment = 2.0 * rho * (markers.velocity(m, d) - FixedPointSum::to(sums(m, d)));
       markers.increment(m, d) = increment;
       markers.force(m, d) += increment;
     }
   }
 };
 
-/// Step 3 for every marker: its increment times its area, spread by the kernel into the field.
-/// Markers share voxels, hence atomic additions (Chen et al. §4.3.2).
-template <int D, class T, class MemorySpace, class Kernel>
+/// Step 3 for every marker: its increment times its area, spread by the kernel into `spread`.
+/// Markers share voxels, hence atomic additions (Chen et al. §4.3.2), of integers: the sum at a
+/// voxel does not depend on which marker's thread adds first.
+template <int D, class MemorySpace, class Kernel>
 struct MarkerSpreading {
-  Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace> field;
+  SpreadForce<MemorySpace> spread;
   LagrangianMarkers<MemorySpace> markers;
   MarkerBox box;
 
@@ -183,20 +210,47 @@ struct MarkerSpreading {
       index_t v = 0;
       double w = 0;
       if (!stencil.point(box, n, v, w)) continue;
-      for (int d = 0; d < D; ++d) Kokkos::atomic_add(&field(v, d), T(w * g[d]));
+      for (int d = 0; d < D; ++d) Kokkos::atomic_add(&spread(v, d), FixedPointSum::from(w * g[d]));
+    }
+  }
+};
+
+/// After the last forcing iteration, for every marker: the voxels its kernel reaches take the
+/// case's force `base` plus the force spread there. Markers that share a voxel write the same
+/// value there.
+template <int D, class T, class MemorySpace, class Kernel>
+struct MarkerForceUpdate {
+  Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace> field;
+  Kokkos::View<const T**, Kokkos::LayoutLeft, MemorySpace> base;
+  Kokkos::View<const FixedPointSum::integer**, Kokkos::LayoutLeft, MemorySpace> spread;
+  LagrangianMarkers<MemorySpace> markers;
+  MarkerBox box;
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t m) const {
+    double p[3];
+    for (int d = 0; d < 3; ++d) p[d] = markers.position(m, d);
+    const MarkerStencil<D, Kernel> stencil(p);
+    for (int n = 0; n < stencil.points; ++n) {
+      index_t v = 0;
+      double w = 0;
+      if (!stencil.point(box, n, v, w)) continue;
+      for (int d = 0; d < D; ++d) field(v, d) = force_with_spread(base, spread, v, d);
     }
   }
 };
 
 /// Step 1 for every marker: the voxels its kernel reached from `position` (where it was when the
-/// field was last set) get the case's force `base` back. Markers that share a voxel write the
-/// same value there.
+/// field was last set) hold nothing spread, and, when the body moves (`restore_field`), the case's
+/// force `base` again (a body at rest reaches the same voxels, which MarkerForceUpdate rewrites).
+/// Markers that share a voxel write the same value there.
 template <int D, class T, class MemorySpace, class Kernel>
 struct MarkerStencilReset {
   Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace> field;
   Kokkos::View<const T**, Kokkos::LayoutLeft, MemorySpace> base;
+  SpreadForce<MemorySpace> spread;
   Kokkos::View<const double* [3], Kokkos::LayoutLeft, MemorySpace> position;
   MarkerBox box;
+  bool restore_field;
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t m) const {
     double p[3];
@@ -206,7 +260,10 @@ struct MarkerStencilReset {
       index_t v = 0;
       double w = 0;
       if (!stencil.point(box, n, v, w)) continue;
-      for (int d = 0; d < D; ++d) field(v, d) = base(v, d);
+      for (int d = 0; d < D; ++d) {
+        if (restore_field) field(v, d) = base(v, d);
+        spread(v, d) = 0;
+      }
     }
   }
 };
@@ -234,7 +291,7 @@ class ImmersedBoundary {
   using field_type = Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace>;
   using execution_space = typename MemorySpace::execution_space;
   using access_type = PopulationAccess<L, P, Layout, MemorySpace, StepKind::ab_pull, Features<true, true, true>>;
-  using sums_type = Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace>;
+  using sums_type = Kokkos::View<FixedPointSum::integer**, Kokkos::LayoutRight, MemorySpace>;
 
   ImmersedBoundary() = default;
   /// The body's markers (in the order of its `marker_block`) acting on `field`, whose present values are
@@ -249,6 +306,7 @@ class ImmersedBoundary {
         m_markers(body.markers.sorted(body.marker_block)),
         m_field(field),
         m_base("karman::base_force", field.extent(0), field.extent(1)),
+        m_spread_force("karman::spread_force", field.extent(0), field.extent(1)),
         m_spread_at("karman::marker_spread_at", m_markers.size()),
         m_sums("karman::marker_sums", m_markers.size(), std::size_t(5)),
         m_ranks(ranks),
@@ -273,18 +331,22 @@ class ImmersedBoundary {
       using Kernel = decltype(kernel);
       if (m_spread) {
         Kokkos::parallel_for("karman::ib_reset", all,
-                             MarkerStencilReset<L::D, T, MemorySpace, Kernel>{m_field, m_base, m_spread_at, box});
+                             MarkerStencilReset<L::D, T, MemorySpace, Kernel>{m_field, m_base, m_spread_force,
+                                                                              m_spread_at, box, bool(m_motion)});
       }
       move(time);
-      const MarkerSums<L, P, Layout, MemorySpace, Kernel> sums{access, m_field, m_markers, m_sums, box};
+      const MarkerSums<L, P, Layout, MemorySpace, Kernel> sums{access, m_base, m_spread_force, m_markers, m_sums, box};
       const MarkerIncrement<MemorySpace> increment{m_markers, m_sums};
-      const MarkerSpreading<L::D, T, MemorySpace, Kernel> spreading{m_field, m_markers, box};
+      const MarkerSpreading<L::D, MemorySpace, Kernel> spreading{m_spread_force, m_markers, box};
+      const MarkerForceUpdate<L::D, T, MemorySpace, Kernel> force_update{m_field, m_base, m_spread_force, m_markers,
+                                                                         box};
       for (int k = 0; k < m_iterations; ++k) {
         Kokkos::parallel_for("karman::ib_interpolation", all, sums);
         add_over_ranks();
         Kokkos::parallel_for("karman::ib_forcing", all, increment);
         Kokkos::parallel_for("karman::ib_spreading", all, spreading);
       }
+      Kokkos::parallel_for("karman::ib_force_update", all, force_update);
     });
     Kokkos::deep_copy(m_spread_at, m_markers.position);
     m_spread = true;
@@ -299,11 +361,14 @@ class ImmersedBoundary {
     if (!m_ranks.root()) return force;
     const auto markers = m_markers;
     for (int d = 0; d < L::D; ++d) {
-      double sum = 0;
+      FixedPointSum::integer sum = 0;
       Kokkos::parallel_reduce(
           "karman::ib_body_force", Kokkos::RangePolicy<execution_space>(0, markers.size()),
-          KOKKOS_LAMBDA(const index_t m, double& s) { s += markers.force(m, d) * markers.area(m); }, sum);
-      force[std::size_t(d)] = -sum;
+          KOKKOS_LAMBDA(const index_t m, FixedPointSum::integer& s) {
+            s += FixedPointSum::from(markers.force(m, d) * markers.area(m));
+          },
+          sum);
+      force[std::size_t(d)] = -FixedPointSum::to(sum);
     }
     if (m_motion) {
       const RigidMotion r = m_motion(time);
@@ -321,7 +386,7 @@ class ImmersedBoundary {
   }
 
   /// The interpolation sums of every rank added, on every rank (through host memory: MPI may not
-  /// read device memory). Nothing to do on one rank.
+  /// read device memory; integers, so in any order of the ranks). Nothing to do on one rank.
   void add_over_ranks() {
     if (m_ranks.size() == 1) return;
     const auto host = Kokkos::create_mirror_view(m_sums);
@@ -337,6 +402,8 @@ class ImmersedBoundary {
   LagrangianMarkers<MemorySpace> m_markers;
   field_type m_field;
   field_type m_base;
+  /// The markers' forces spread since the last reset, per voxel of the field.
+  SpreadForce<MemorySpace> m_spread_force;
   /// Marker positions when the field was last set, and whether it was.
   typename LagrangianMarkers<MemorySpace>::vector_view m_spread_at;
   bool m_spread = false;
