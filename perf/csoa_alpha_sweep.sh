@@ -27,9 +27,10 @@ out, alphas = sys.argv[1], sys.argv[2:]
 table = {}
 for a in alphas:
     for r in json.load(open(os.path.join(out, f"alpha{a}.json"))):
-        key = (r["case"], r["lattice"], r["precision"], r["pattern"], r["n"])
+        key = (r["case"], r["lattice"], r["precision"], r["pattern"], r["n"]) + (
+            (f"l={r['marker_block']}",) if "marker_block" in r else ())
         table.setdefault(key, {})[int(a)] = r["mlups"]
-print("case lattice precision pattern n | " + " ".join(f"a={a:>5}" for a in alphas) + " | best")
+print("case lattice precision pattern n [l] | " + " ".join(f"a={a:>5}" for a in alphas) + " | best")
 for key, row in sorted(table.items()):
     best = max(row, key=row.get)
     cells = " ".join(f"{row.get(int(a), float('nan')):7.0f}" for a in alphas)

@@ -1,7 +1,8 @@
 // The CPU launch by x-rows (for_each_row.hpp) visits every voxel of a range (or of a mask in
 // it) exactly once, takes the row path for the voxels strictly inside a row on host backends
 // only, and gives them the neighbours Neighbours gives; ranges that are not whole rows, and
-// functors that do not run by rows, go per voxel.
+// functors that do not run by rows, go per voxel. A rerunnable functor's voxels are visited
+// once or twice (the overlapping last chunk of a run), never outside the range or the mask.
 #include <karman/core/backend_traits.hpp>
 #include <karman/core/for_each_row.hpp>
 #include <karman/core/neighbours.hpp>
@@ -21,9 +22,10 @@ constexpr int row_path = 2;
 
 /// Counts visits per voxel, records the path that visited, and counts neighbours that differ
 /// from Neighbours' answer.
-template <int Dim, bool ByRows>
+template <int Dim, bool ByRows, bool Rerunnable = false>
 struct RecordVisits {
   static constexpr bool by_rows = ByRows;
+  static constexpr bool rerunnable = Rerunnable;
   using Row = RowOffsets<Dim>;
   Extents local;
   Kokkos::View<int*> visits, path;
@@ -55,11 +57,11 @@ struct Visited {
 };
 
 /// Runs for_each_row over `range` (of the mask `members` when given) of `part`'s local box.
-template <int Dim, bool ByRows = true>
+template <int Dim, bool ByRows = true, bool Rerunnable = false>
 Visited run(const SlabPartition& part, const VoxelRange& range, const std::vector<bool>* members = nullptr) {
   const Extents local = part.local();
-  RecordVisits<Dim, ByRows> f{local, Kokkos::View<int*>("visits", local.size()),
-                              Kokkos::View<int*>("path", local.size()), Kokkos::View<int>("wrong")};
+  RecordVisits<Dim, ByRows, Rerunnable> f{local, Kokkos::View<int*>("visits", local.size()),
+                                          Kokkos::View<int*>("path", local.size()), Kokkos::View<int>("wrong")};
   if (members) {
     for_each_row("rows", range, VoxelMask<Space::memory_space>("mask", *members), Space(), f);
   } else {
@@ -119,6 +121,37 @@ TEST(ForEachRow, MaskedRowsVisitTheMembersOnly) {
     ASSERT_EQ(got.visits[std::size_t(v)], in ? 1 : 0) << "voxel " << v;
     if (in) {
       ASSERT_EQ(got.path[std::size_t(v)], expected_path(int(v % local.nx), local.nx)) << "voxel " << v;
+    }
+  }
+}
+
+TEST(ForEachRow, RerunnableRowsRunInChunksInsideTheirRuns) {
+  // Rows of 17 to 40 voxels (inner runs shorter than, equal to and longer than a chunk), whole
+  // and masked with runs of varied lengths.
+  for (const int nx : {17, 18, 19, 33, 34, 40}) {
+    const SlabPartition part(Extents{nx, 3, 4});
+    const Extents local = part.local();
+    std::vector<bool> members(std::size_t(local.size()));
+    for (index_t v = 0; v < local.size(); ++v) members[std::size_t(v)] = v % 23 != 5 && v % 37 != 0;
+    for (const bool masked : {false, true}) {
+      const Visited got = run<3, true, true>(part, part.owned(), masked ? &members : nullptr);
+      EXPECT_EQ(got.wrong_neighbours, 0);
+      int twice = 0;
+      for (index_t v = 0; v < local.size(); ++v) {
+        const bool in = v >= part.owned().begin && v < part.owned().end && (!masked || members[std::size_t(v)]);
+        const int n = got.visits[std::size_t(v)];
+        if (!in) {
+          ASSERT_EQ(n, 0) << "voxel " << v << ", nx " << nx;
+          continue;
+        }
+        ASSERT_TRUE(n == 1 || n == 2) << "voxel " << v << " visited " << n << " times, nx " << nx;
+        ASSERT_EQ(got.path[std::size_t(v)], expected_path(int(v % local.nx), local.nx)) << "voxel " << v;
+        twice += n == 2;
+      }
+      // On CPUs the inner 15 to 38 voxels of a whole row are whole chunks or overlap by the rest.
+      if (!masked && !BackendTraits<Space>::is_gpu && (nx - 2) % int(row_chunk) != 0 && nx - 2 > int(row_chunk)) {
+        EXPECT_GT(twice, 0) << "nx " << nx << ": no chunk overlapped";
+      }
     }
   }
 }

@@ -14,7 +14,12 @@
 ///    shares (stencil offsets, say);
 ///  - `operator()(index_t v, const Row&)`: the update of a voxel strictly inside its row,
 ///    inlined into the vector loop;
-///  - `operator()(index_t v)`: the update of any voxel, for x = 0 and x = nx - 1.
+///  - `operator()(index_t v)`: the update of any voxel, for x = 0 and x = nx - 1;
+///  - optionally `static constexpr bool rerunnable = true` when updating a voxel twice leaves what
+///    updating it once does (it reads nothing it writes, as the AB pull): then a row runs in whole
+///    chunks of `row_chunk` voxels, the last one ending at the row's end and overlapping the one
+///    before it, instead of a vector loop and a scalar remainder (which cost as much as half the
+///    vector part: GCC 12 has no masked epilogue on x86).
 /// Any other functor, or a range that does not start and end on a row boundary, runs per voxel
 /// (for_each).
 
@@ -34,6 +39,16 @@ template <class Functor, class = void>
 inline constexpr bool runs_by_rows = false;
 template <class Functor>
 inline constexpr bool runs_by_rows<Functor, std::void_t<decltype(Functor::by_rows)>> = Functor::by_rows;
+
+/// True when Functor declares `rerunnable = true` (see the file comment).
+template <class Functor, class = void>
+inline constexpr bool reruns_voxels = false;
+template <class Functor>
+inline constexpr bool reruns_voxels<Functor, std::void_t<decltype(Functor::rerunnable)>> = Functor::rerunnable;
+
+/// Voxels per chunk of a rerunnable row: two or four vectors of 8 floats or 4 doubles (256-bit
+/// lanes, what GCC uses for AVX-512 targets by default), one of 16 floats in 512-bit lanes.
+inline constexpr index_t row_chunk = 16;
 
 namespace detail {
 
@@ -73,6 +88,16 @@ struct RowsOf {
     if (begin < end && end == first + nx) functor(--end);
     if (begin >= end) return;
     const auto row = functor.row(first);
+    if constexpr (reruns_voxels<Functor>) {
+      if (end - begin >= row_chunk) {
+        for (index_t c = begin;; c += row_chunk) {
+          if (c + row_chunk > end) c = end - row_chunk;
+          KARMAN_SIMD
+          for (index_t i = 0; i < row_chunk; ++i) functor(c + i, row);
+          if (c + row_chunk == end) return;
+        }
+      }
+    }
     KARMAN_SIMD
     for (index_t v = begin; v < end; ++v) functor(v, row);
   }

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <karman/lbm/lagrangian_markers.hpp>
 #include <karman/lbm/variants.hpp>
 
 #include <functional>
@@ -32,15 +33,16 @@ struct BenchOptions {
   std::vector<std::string> collisions{"bgk"};                      ///< names of lbm::Collisions
   std::vector<std::string> cases{"box"};                           ///< box | cavity | channel | ib
   std::vector<std::string> schedules{"split"};                     ///< split | fused (cases with walls)
-  std::vector<int> tiles{0};          ///< voxels the split schedule classifies together; 0: the solver's default
-  std::int64_t markers = 0;           ///< case ib: markers wanted in all; 0: default_markers()
-  std::vector<int> marker_blocks{0};  ///< case ib: l of the markers' order (ImmersedBody::marker_block), swept
-  int n = 0;                          ///< box edge: n x n (2D) or n x n x n (3D); 0: default_edge(lattice)
-  int steps = 0;               ///< timed steps per sample (even: AA alternates two step kinds); 0: default_steps()
-  int warmup = -1;             ///< untimed steps first; negative: steps / 5 (even, at least 2)
-  int repeat = 3;              ///< timed samples per variant; the median is reported
-  std::size_t copy_bytes = 0;  ///< bytes of each copy buffer; 0: the largest population storage of the sweep
-                               ///< (at least 1 GiB on GPUs, 256 MiB on CPUs)
+  std::vector<int> tiles{0};  ///< voxels the split schedule classifies together; 0: the solver's default
+  std::int64_t markers = 0;   ///< case ib: markers wanted in all; 0: default_markers()
+  std::vector<int> marker_blocks{
+      lbm::default_marker_block};  ///< case ib: l of the markers' order (ImmersedBody::marker_block), swept
+  int n = 0;                       ///< box edge: n x n (2D) or n x n x n (3D); 0: default_edge(lattice)
+  int steps = 0;                   ///< timed steps per sample (even: AA alternates two step kinds); 0: default_steps()
+  int warmup = -1;                 ///< untimed steps first; negative: steps / 5 (even, at least 2)
+  int repeat = 3;                  ///< timed samples per variant; the median is reported
+  std::size_t copy_bytes = 0;      ///< bytes of each copy buffer; 0: the largest population storage of the sweep
+                                   ///< (at least 1 GiB on GPUs, 256 MiB on CPUs)
 };
 
 /// One measured variant (the fields of the JSON record, in order).

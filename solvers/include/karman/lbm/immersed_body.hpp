@@ -32,7 +32,7 @@ struct ImmersedBody {
   double volume = 0;
   /// l of Chen et al. §4.2.2: the markers' threads follow blocks of l^3 voxels in x-y-z order,
   /// Morton order within a block (marker_order); 0: Morton order over the whole box.
-  int marker_block = 0;
+  int marker_block = default_marker_block;
   /// The motion at time t (time steps); empty: at rest.
   std::function<RigidMotion(double t)> motion;
 

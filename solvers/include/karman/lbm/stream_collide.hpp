@@ -311,6 +311,8 @@ struct StreamCollide {
     typename access_type::PlaneSpans planes;
   };
   static constexpr bool by_rows = std::is_same_v<N, Neighbours<L::D>>;
+  /// The AB pull reads one lattice and writes the other: a voxel updated twice is updated once.
+  static constexpr bool rerunnable = Kind == StepKind::ab_pull;
   int row_length() const { return access.topology.nx; }
   Row row(index_t first) const { return {RowOffsets<L::D>(first, access.topology), access.plane_spans(first)}; }
 

@@ -39,7 +39,7 @@ struct ImmersedCylinder {
   /// one voxel apart.
   double spacing = 1.0;
   /// l of Chen et al. §4.2.2 for the markers' order (ImmersedBody::marker_block).
-  int marker_block = 0;
+  int marker_block = default_marker_block;
 };
 
 /// Which benchmark case.
