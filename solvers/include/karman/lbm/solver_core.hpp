@@ -521,36 +521,52 @@ class SolverCore : public FlowSolver {
   }
 
   /// One step of kind k: exchange (unless `halos_exchanged`), then the kernels over owned voxels, interior first when
-  /// overlapping. The shared voxels are two consecutive ranges on either side of the interior,
-  /// a slab's two shared planes or a block's lower and upper shared cells (up to 13 each,
-  /// cartesian_partition.hpp): two launches whatever the neighbour count. Without overlap everything goes to the
-  /// default instance, where the local periodic exchanger also copies: the copies, the kernels and the next step's
-  /// copies are ordered by the instance alone, so a step needs no host synchronisation (on CUDA the instances of
-  /// m_spaces are other streams, which nothing would order against the copies). An MPI exchanger also works on the
-  /// default instance (solver_dispatch.hpp): its start() waits for that instance alone, after whose kernels (or the
-  /// overlapped step's fences) the values to send are complete.
+  /// overlapping (overlapped_step()). Without overlap everything goes to the default instance, where the local periodic
+  /// exchanger also copies: the copies, the kernels and the next step's copies are ordered by the instance alone, so a
+  /// step needs no host synchronisation (on CUDA the instances of m_spaces are other streams, which nothing would order
+  /// against the copies). An MPI exchanger also works on the default instance (solver_dispatch.hpp): its start() waits
+  /// for that instance alone, after whose kernels (or the overlapped step's fences) the values to send are complete.
   void step(StepKind k, bool halos_exchanged = false) {
     const execution_space in_order;
     if (halos_exchanged) {
       update(k, m_owned_label, m_part.owned(), in_order);
       return;
     }
+    if (m_exchanger && m_overlap) {
+      overlapped_step(k);
+      return;
+    }
     if (m_exchanger) {
       Kokkos::Profiling::pushRegion("karman::halo_start");
       m_exchanger->start(m_f[0], m_plans[int(k)]);
       Kokkos::Profiling::popRegion();
+      Kokkos::Profiling::pushRegion("karman::halo_finish");
+      m_exchanger->finish();
+      Kokkos::Profiling::popRegion();
     }
-    if (!m_exchanger || !m_overlap) {
-      if (m_exchanger) {
-        Kokkos::Profiling::pushRegion("karman::halo_finish");
-        m_exchanger->finish();
-        Kokkos::Profiling::popRegion();
-      }
-      update(k, m_owned_label, m_part.owned(), in_order);
-      return;
-    }
+    update(k, m_owned_label, m_part.owned(), in_order);
+  }
+
+  /// A device kernel's launch returns before the kernel ends; a host backend's returns after it.
+  static constexpr bool launches_return_at_once =
+      !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename execution_space::memory_space>::accessible;
+
+  /// The interior voxels, which read no halo, on their own instance while the messages fly (Meneghin & Mahmoud
+  /// Fig. 4b), then the shared voxels: two consecutive ranges on either side of the interior, a slab's two shared
+  /// planes or a block's lower and upper shared cells (up to 13 each, cartesian_partition.hpp), two launches whatever
+  /// the neighbour count. On a device the interior kernel is queued first, so that the exchanger's packing and staging
+  /// copies (default instance, another stream) and the messages run beside it, not before it; on a host backend a
+  /// launch runs the kernel to its end, so the messages are posted first. Either order computes the same: the
+  /// interior kernel and the exchange touch different slots (an AB step reads one lattice and writes the other; an AA
+  /// step's slots are each read and written by one voxel, and the messages carry those of halo and shared voxels).
+  void overlapped_step(StepKind k) {
+    const execution_space in_order;
     const VoxelRange owned = m_part.owned(), interior = m_part.group(m_part.interior_group());
-    update(k, m_interior_label, interior, m_spaces[0]);
+    if constexpr (launches_return_at_once) update(k, m_interior_label, interior, m_spaces[0]);
+    Kokkos::Profiling::pushRegion("karman::halo_start");
+    m_exchanger->start(m_f[0], m_plans[int(k)]);
+    Kokkos::Profiling::popRegion();
+    if constexpr (!launches_return_at_once) update(k, m_interior_label, interior, m_spaces[0]);
     Kokkos::Profiling::pushRegion("karman::halo_finish");
     m_exchanger->finish();
     // A local periodic exchanger's copies are on the default instance: the shared kernels on
