@@ -22,6 +22,7 @@ that one rank's messages to its neighbours share its bandwidth beta, and that th
 not fall with the block size.
 
 Usage: exchange_model.py STUDY.jsonl [...] [--lattice d3q27 --n 192 --layout disaggregated]
+                         [--path gpu-aware|staged] [--fit-layouts disaggregated,soa+pack]
 """
 import argparse
 import itertools
@@ -52,14 +53,24 @@ def one_gpu_rates(runs):
     return {kind(r): r["mlups"] * 1e6 for r in runs if r.get("ranks", 1) == 1}
 
 
-def exchange_points(runs):
+def variant_name(r):
+    """disaggregated, soa or soa+pack: how the run's messages were formed."""
+    return r["variant"]["layout"] + ("+pack" if r["comm"].get("halo_pack") else "")
+
+
+def exchange_points(runs, path="any", layouts=None):
     """(messages, bytes, exposed seconds, run) per step of every run without overlap that has a
-    one-GPU rate of its kind."""
+    one-GPU rate of its kind, taken through `path` (gpu-aware, staged or any) by one of `layouts`
+    (variant_name()s; None: all)."""
     rates = one_gpu_rates(runs)
     points = []
     for r in runs:
         comm = r.get("comm", {})
         if r.get("ranks", 1) < 2 or comm.get("overlap") or kind(r) not in rates:
+            continue
+        if path != "any" and bool(comm.get("gpu_aware")) != (path == "gpu-aware"):
+            continue
+        if layouts and variant_name(r) not in layouts:
             continue
         voxels = math.prod(r["extents"])
         exposed = voxels / (r["mlups"] * 1e6) - voxels / r["ranks"] / rates[kind(r)]
@@ -126,10 +137,16 @@ def main():
     parser.add_argument("--gpus", default="2,8,64,512")
     parser.add_argument("--alpha-us", type=float, help="predict with this latency per exchange instead of the fit's")
     parser.add_argument("--beta-gbps", type=float, help="predict with this bandwidth instead of the fit's")
+    parser.add_argument("--path", choices=("any", "gpu-aware", "staged"), default="any",
+                        help="fit the runs whose messages took this path only")
+    parser.add_argument("--fit-layouts", help="fit these variants only, comma-separated: disaggregated, soa, soa+pack "
+                        "(the model's one latency per exchange suits one message a neighbour)")
     args = parser.parse_args()
 
     runs = load(args.jsonl)
-    points = exchange_points(runs)
+    points = exchange_points(runs, args.path, args.fit_layouts.split(",") if args.fit_layouts else None)
+    if not points:
+        raise SystemExit("exchange_model.py: no run without overlap matches (and none has a one-GPU rate of its kind)")
     alpha, inv_beta = fit(points)
     print(f"fit over {len(points)} runs without overlap: alpha = {alpha * 1e6:.1f} us per exchange, "
           f"beta = {1e-9 / inv_beta:.2f} GB/s" if inv_beta > 0 else f"alpha = {alpha * 1e6:.1f} us, beta infinite")

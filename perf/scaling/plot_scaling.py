@@ -23,6 +23,11 @@ def load(path):
 
 def variant(d):
     name = d["variant"]["layout"] + (" + pack" if d["run"].get("halo_pack") else "")
+    grid = d.get("decomposition", {}).get("process_grid")
+    if d.get("decomposition", {}).get("kind") == "blocks" and grid:
+        name += " blocks " + "x".join(str(g) for g in grid)
+    if d.get("ranks", 1) > 1:
+        name += ", GPU-aware" if d.get("comm", {}).get("gpu_aware") else ", staged"
     return name + (" (overlap)" if d["run"]["overlap"] else " (no overlap)")
 
 
@@ -47,9 +52,18 @@ def layout_plot(rows, out):
 
 
 def scaling_plot(rows, out, weak):
-    by = defaultdict(dict)
+    # A one-GPU run exchanges nothing (packing, blocks and GPU-awareness change nothing there): it is
+    # the first point of every series of its layout.
+    by, single = defaultdict(dict), {}
     for d in rows:
-        by[variant(d)][d["ranks"]] = d["mlups"]
+        if d["ranks"] == 1:
+            single[(d["variant"]["layout"], d["run"]["overlap"])] = d["mlups"]
+        else:
+            by[variant(d)][d["ranks"]] = d["mlups"]
+    for d in rows:
+        one = single.get((d["variant"]["layout"], d["run"]["overlap"]))
+        if d["ranks"] > 1 and one is not None:
+            by[variant(d)][1] = one
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for name, points in sorted(by.items()):
         xs = sorted(points)
@@ -62,7 +76,9 @@ def scaling_plot(rows, out, weak):
     ax.plot(xs, [1.0] * len(xs) if weak else xs, "k--", lw=0.8, label="ideal")
     ax.set_xlabel("GPUs")
     ax.set_ylabel("weak-scaling efficiency" if weak else "speedup over 1 GPU")
-    ax.set_title("weak scaling, 256³ per GPU (D3Q19 FP32)" if weak else "strong scaling, 192³ D3Q27 FP32")
+    lattice = rows[0]["variant"]["lattice"].upper()
+    edge = rows[0]["extents"][0]
+    ax.set_title(f"weak scaling, 256³ per GPU ({lattice} FP32)" if weak else f"strong scaling, {edge}³ {lattice} FP32")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
