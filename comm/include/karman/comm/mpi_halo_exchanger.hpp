@@ -62,8 +62,8 @@ inline bool same_transfers(const std::vector<HaloTransfer>& a, const std::vector
 /// A plan with several transfers towards one neighbour (a Cartesian block's shared cells and
 /// single populations, cartesian_halo_plan.hpp) becomes one message per neighbour and
 /// direction: in place through an MPI derived datatype listing the transfers' storage runs
-/// where the layout has few runs (Disaggregated, SoA) and MPI reads the field's memory,
-/// otherwise packed by the same kernels as above (AoS, CSoA, staged device memory).
+/// where the layout has few runs (Disaggregated, SoA) and the field is in host memory,
+/// otherwise packed by the same kernels as above (AoS, CSoA, device memory).
 ///
 /// Device memory the host cannot read goes to MPI directly when MPI is GPU-aware
 /// (GpuAwareMode), otherwise through a pinned host mirror: one asynchronous copy per message
@@ -340,7 +340,10 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
                        const std::vector<HaloTransfer>& ts, bool merge, bool receive, index_t& buffer_size) const {
     const int tag = tag_of(ts.front(), receive, 0);
     if (merge) {
-      if (effective_method() == ExchangeMethod::in_place && !m_staged) {
+      // A derived datatype only where MPI reads host memory: over device memory Open MPI's CUDA
+      // path moves it run by run (4 x H100, 2x2x1 blocks: 4.3 GLUPS so against 6.8 packed and
+      // staged, docs/performance.md), so device data is packed by a kernel, GPU-aware or not.
+      if (effective_method() == ExchangeMethod::in_place && DeviceMemoryTraits<memory_space>::host_accessible) {
         out.push_back(typed(peer, tag, field, ts));
       } else {
         out.push_back(packed(peer, tag, field, ts, pieces, buffer_size));
