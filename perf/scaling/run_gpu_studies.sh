@@ -2,7 +2,7 @@
 # Multi-GPU studies (Meneghin & Mahmoud Fig. 6 and 7) with karman cases, one MPI rank per GPU:
 #   layout    - D3Q19/D3Q27 FP32 cubes on NGPU GPUs: disaggregated vs soa vs soa + --halo-pack, overlap on/off
 #   strong    - 192^3 D3Q27 FP32 (STRONG_N + 2, STRONG_LATTICE) on RANKS GPUs, disaggregated vs soa + pack (slabs)
-#   cartesian - the same on NGPU GPUs cut into Cartesian blocks (--ranks-per-axis auto), soa
+#   cartesian - the strong case on NGPU GPUs cut into Cartesian blocks (--ranks-per-axis auto), soa
 #   weak      - 256^3 per GPU on RANKS GPUs (3D channel growing along z)
 #   trace     - 192^3 D3Q27 disaggregated on 2 GPUs under the CUPTI tracer (TRACER): OUT/trace-<mode>/trace_rank*.csv,
 #               read by perf/timeline/plot_timeline.py
@@ -59,7 +59,7 @@ for study in $studies; do
           run strong "$np" "$mode" --dim 3 --n $strong_n --lattice $strong_lattice --layout soa --halo-pack
         done ;;
       cartesian)
-        run cartesian "$ngpu" "$mode" --dim 3 --n 190 --lattice d3q27 --layout soa --ranks-per-axis auto ;;
+        run cartesian "$ngpu" "$mode" --dim 3 --n $strong_n --lattice $strong_lattice --layout soa --ranks-per-axis auto ;;
       weak)
         # A 3D channel periodic along z grows by one 256^3 block per GPU: exactly 256^3 voxels each.
         for np in $ranks; do
