@@ -3,18 +3,21 @@
 /// kernel, copy and memset of the process with its stream and GPU start and end times (CUPTI's
 /// activity API), each kernel named by the Kokkos label it was launched under (an external
 /// correlation id pushed around every Kokkos parallel dispatch), and the host's Kokkos profiling
-/// regions (karman::halo_start, karman::halo_finish, ...) on the same clock (cuptiGetTimestamp).
+/// regions (karman::halo_start, karman::halo_finish, ...) and the CUDA driver calls the host made
+/// (MPI's among them: IPC handle opens, event and stream synchronisations), all on one clock.
 ///
 ///   KOKKOS_TOOLS_LIBS=libkarman_cupti_tracer.so KARMAN_TRACE_DIR=trace mpirun -np 2 karman ...
 ///
 /// writes trace/trace_rank<R>.csv (R from the launcher's rank variable, else 0) at Kokkos
 /// finalisation, one event a line: kind,name,stream,start_ns,end_ns,bytes. Kinds: kernel,
 /// memcpy_htod, memcpy_dtoh, memcpy_dtod, memcpy_ptop (another GPU's memory: CUDA IPC, as a
-/// GPU-aware MPI moves it), memcpy_other, memset, region (host; stream -1).
+/// GPU-aware MPI moves it), memcpy_other, memset, region and driver (host; stream -1; a driver
+/// call is named by its API function, e.g. cuIpcOpenMemHandle_v2, cuEventSynchronize).
 /// perf/timeline/plot_timeline.py draws it and measures how much of the exchange ran beside
 /// the interior kernel.
 
 #include <cupti.h>
+#include <cupti_callbacks.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -113,6 +116,13 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
         t.events.push_back({"memset", "", m->streamId, m->start, m->end, m->bytes});
         break;
       }
+      case CUPTI_ACTIVITY_KIND_DRIVER: {
+        const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+        const char* name = nullptr;
+        cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, a->cbid, &name);
+        t.events.push_back({"driver", name ? name : "?", -1, a->start, a->end, 0});
+        break;
+      }
       case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
         const auto* c = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
         t.kokkos_id_of[c->correlationId] = c->externalId;
@@ -162,7 +172,7 @@ void kokkosp_init_library(int, std::uint64_t, std::uint32_t, void*) {
   check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "register callbacks");
   for (CUpti_ActivityKind kind :
        {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
-        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION})
+        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION})
     check(cuptiActivityEnable(kind), "enable activity");
   trace().active = true;
 }

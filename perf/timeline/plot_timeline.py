@@ -2,13 +2,15 @@
 """Reads the traces of perf/timeline/cupti_tracer.cpp (DIR/trace_rank<R>.csv), measures per rank how
 much of the halo exchange's GPU work ran beside the interior kernel, and draws a few steps.
 
-Per step (one step = from one karman::halo_start region to the next): the interior kernels
+Per step (one step = from one step's first interior kernel to the next one's, on the GPU): the interior kernels
 (labels karman::stream_collide_interior*), the exchange's device work (every copy, and the pack and
 unpack kernels karman::comm::*), the shared-voxel kernels (karman::stream_collide_shared*).
 Printed per rank, over every step but the first and last few: the mean step time, interior kernel
 time, exchange device time, the share of the exchange's device time inside the interior kernel's
 interval ("hidden"), and the gap between the interior kernel's end and the first shared kernel's
-start (the time the GPU waited for the halo: the exposed exchange).
+start (the time the GPU waited for the halo: the exposed exchange). Then the CUDA driver calls the
+host made inside the halo regions (MPI's IPC handle opens, synchronisations, ...), the longest first:
+where the host spent an exchange that the GPU did not.
 
 Usage: plot_timeline.py DIR [--steps K] [--png FILE] [--title TEXT]
 The PNG (matplotlib) shows K consecutive steps from the middle of the run, a lane per stream and
@@ -50,8 +52,8 @@ def name_unlabelled_kernels(events):
 
 def role(e):
     name = e["name"]
-    if e["kind"] == "region":
-        return "region"
+    if e["kind"] in ("region", "driver"):
+        return e["kind"]
     if e["kind"].startswith("memcpy") or e["kind"] == "memset":
         return "copy"
     if name.startswith("karman::stream_collide_interior"):
@@ -74,25 +76,39 @@ def within(a0, a1, b0, b1):
     return max(0, min(a1, b1) - max(a0, b0))
 
 
+def interior_groups(events):
+    """The interior kernels of each step: consecutive interior launches (the bulk and boundary kernels of one
+    update) up to the next shared kernel, as [(start, end)] in GPU order. Steps are told apart on the GPU's
+    clock, not the host's: the host runs ahead of the GPU by up to a step once nothing fences it."""
+    groups, closed = [], True
+    for e in sorted((e for e in events if role(e) in ("interior", "shared")), key=lambda e: e["start"]):
+        if role(e) == "shared":
+            closed = True
+        elif closed:
+            groups.append([e["start"], e["end"]])
+            closed = False
+        else:
+            groups[-1][1] = max(groups[-1][1], e["end"])
+    return groups
+
+
 def analyse(events):
+    """Per step (from one step's first interior kernel to the next one's): the step and interior times, the
+    exchange's device work (copies, pack/unpack kernels) and its share inside the interior interval, the gap
+    from the interior's end to the first shared kernel, and the bytes copied. Leaves out 3 steps at each end."""
     steps = steps_of(events)
-    if len(steps) < 8:
+    groups = interior_groups(events)
+    if len(groups) < 8:
         return None, steps
+    device = sorted((e for e in events if role(e) in ("copy", "exchange_kernel", "shared")), key=lambda e: e["start"])
     rows = []
-    for t0, t1 in steps[3:-3]:
-        # The interior kernel is queued just before halo_start on a device: take it from a little before.
-        lead = (t1 - t0) // 4
-        inside = [e for e in events if e["start"] >= t0 - lead and e["start"] < t1 - lead and e["kind"] != "region"]
-        interior = [e for e in inside if role(e) == "interior"]
-        exchange = [e for e in inside if role(e) in ("copy", "exchange_kernel")]
-        shared = [e for e in inside if role(e) == "shared"]
-        if not interior:
-            continue
-        i0, i1 = min(e["start"] for e in interior), max(e["end"] for e in interior)
-        ex_time = sum(e["end"] - e["start"] for e in exchange)
-        hidden = sum(within(e["start"], e["end"], i0, i1) for e in exchange)
-        gap = (min(e["start"] for e in shared) - i1) if shared else 0
-        rows.append({"step": t1 - t0, "interior": i1 - i0, "exchange": ex_time, "hidden": hidden, "gap": gap,
+    for (i0, i1), (n0, _) in list(zip(groups, groups[1:]))[3:-3]:
+        inside = [e for e in device if i0 <= e["start"] < n0]
+        exchange = [e for e in inside if role(e) != "shared"]
+        shared = [e["start"] for e in inside if role(e) == "shared"]
+        rows.append({"step": n0 - i0, "interior": i1 - i0, "exchange": sum(e["end"] - e["start"] for e in exchange),
+                     "hidden": sum(within(e["start"], e["end"], i0, i1) for e in exchange),
+                     "gap": (min(shared) - i1) if shared else 0,
                      "bytes": sum(e["bytes"] for e in exchange if role(e) == "copy")})
     return rows, steps
 
@@ -107,9 +123,32 @@ def summary(rank, rows):
             f"{share:.2f} | {mean('gap'):.1f} | {statistics.mean(r['bytes'] for r in rows) / 1e6:.2f} |")
 
 
+def driver_calls(events, steps, top=6):
+    """Per step, the time and count of each CUDA driver call made inside the halo regions."""
+    regions = [e for e in events if e["kind"] == "region" and e["name"] in ("karman::halo_start", "karman::halo_finish")]
+    t0, t1 = steps[3][0], steps[-3][0]
+    regions = [r for r in regions if t0 <= r["start"] < t1]
+    calls = sorted((e for e in events if e["kind"] == "driver" and t0 <= e["start"] < t1), key=lambda e: e["start"])
+    total, count = {}, {}
+    i = 0
+    for r in sorted(regions, key=lambda r: r["start"]):
+        while i < len(calls) and calls[i]["start"] < r["start"]:
+            i += 1
+        j = i
+        while j < len(calls) and calls[j]["start"] < r["end"]:
+            key = (r["name"].split("::")[1], calls[j]["name"])
+            total[key] = total.get(key, 0) + calls[j]["end"] - calls[j]["start"]
+            count[key] = count.get(key, 0) + 1
+            j += 1
+    n = max(1, len(steps) - 6)
+    return [(k, total[k] / n / 1e3, count[k] / n) for k in sorted(total, key=total.get, reverse=True)[:top]]
+
+
 def lane_of(e, streams):
     if e["kind"] == "region":
         return "host regions"
+    if e["kind"] == "driver":
+        return "host CUDA calls"
     return f"stream {streams.index(e['stream'])}"
 
 
@@ -120,7 +159,7 @@ def plot(traces, k, png, title):
     import matplotlib.pyplot as plt
 
     colours = {"interior": "tab:blue", "shared": "tab:orange", "copy": "tab:red", "exchange_kernel": "tab:purple",
-               "walls": "tab:olive", "region": "tab:gray", "other": "tab:green"}
+               "walls": "tab:olive", "region": "tab:gray", "other": "tab:green", "driver": "black"}
     fig, axes = plt.subplots(len(traces), 1, figsize=(13, 2.2 + 1.1 * len(traces)), squeeze=False, sharex=True)
     origin = None
     for ax, (rank, events) in zip(axes[:, 0], traces):
@@ -129,9 +168,11 @@ def plot(traces, k, png, title):
         t0, t1 = steps[mid][0], steps[min(mid + k, len(steps)) - 1][1]
         if origin is None:
             origin = t0
-        shown = [e for e in events if e["end"] > t0 and e["start"] < t1]
-        streams = sorted({e["stream"] for e in shown if e["kind"] != "region"})
-        lanes = ["host regions"] + [f"stream {i}" for i in range(len(streams))]
+        # Driver calls shorter than 2 µs (launches, queries) would only blacken the lane.
+        shown = [e for e in events if e["end"] > t0 and e["start"] < t1 and
+                 (e["kind"] != "driver" or e["end"] - e["start"] >= 2000)]
+        streams = sorted({e["stream"] for e in shown if e["stream"] >= 0})
+        lanes = ["host regions", "host CUDA calls"] + [f"stream {i}" for i in range(len(streams))]
         for e in shown:
             y = lanes.index(lane_of(e, streams))
             ax.broken_barh([((e["start"] - origin) / 1e3, max((e["end"] - e["start"]) / 1e3, 0.5))], (y - 0.4, 0.8),
@@ -143,7 +184,8 @@ def plot(traces, k, png, title):
     axes[-1, 0].set_xlabel("µs")
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colours.values()]
     fig.legend(handles, ["interior kernel", "shared kernels", "copies (staging, MPI's CUDA IPC)",
-                         "pack/unpack kernels", "wall slots", "host regions (halo_start, halo_finish)", "other"],
+                         "pack/unpack kernels", "wall slots", "host regions (halo_start, halo_finish)", "other",
+                         "CUDA driver calls ≥ 2 µs"],
                loc="upper right", fontsize=8, ncol=3)
     fig.suptitle(title, fontsize=10, x=0.01, ha="left")
     fig.tight_layout(rect=(0, 0, 1, 0.9))
@@ -165,12 +207,18 @@ def main():
     print("| rank | steps | step µs | interior µs | exchange device µs | hidden | interior end → shared start µs | "
           "MB copied |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    calls = []
     for rank, events in traces:
-        rows, _ = analyse(events)
+        rows, steps = analyse(events)
         if rows:
             print(summary(rank, rows))
+            calls += [(rank,) + c for c in driver_calls(events, steps)]
         else:
             print(f"| {rank} | too few steps traced | | | | | | |")
+    if calls:
+        print("\n| rank | region | CUDA driver call | µs a step | calls a step |\n| ---: | --- | --- | ---: | ---: |")
+        for rank, (region, name), us, n in calls:
+            print(f"| {rank} | {region} | {name} | {us:.1f} | {n:.1f} |")
     if args.png:
         plot(traces, args.steps, args.png, args.title)
 

@@ -23,13 +23,17 @@ def require(condition, what):
 
 def write_trace(path, interior_name, shared_name):
     """20 steps of 200 us: interior kernel [-5, 100) us around halo_start at 0, a 18 us copy inside it and a
-    15 us copy from 95 us (5 of them inside), the shared kernel from 112 us."""
+    15 us copy from 95 us (5 of them inside), the shared kernel from 112 us; in the halo_finish region a
+    90 us cuEventSynchronize, and a launch outside the halo regions."""
     with open(path, "w") as f:
         f.write("kind,name,stream,start_ns,end_ns,bytes\n")
         for s in range(20):
             t = 1_000_000 + s * 200_000
             f.write(f"kernel,{interior_name},13,{t - 5_000},{t + 100_000},0\n")
+            f.write(f"driver,cuLaunchKernel,-1,{t - 6_000},{t - 5_000},0\n")
             f.write(f"region,karman::halo_start,-1,{t},{t + 3_000},0\n")
+            f.write(f"region,karman::halo_finish,-1,{t + 3_000},{t + 110_000},0\n")
+            f.write(f"driver,cuEventSynchronize,-1,{t + 5_000},{t + 95_000},0\n")
             f.write(f"memcpy_dtoh,,7,{t + 2_000},{t + 20_000},1000000\n")
             f.write(f"memcpy_htod,,7,{t + 95_000},{t + 110_000},1000000\n")
             f.write(f"kernel,{shared_name},14,{t + 112_000},{t + 120_000},0\n")
@@ -50,7 +54,10 @@ def check_timeline(source):
             require(all(r["gap"] == 12_000 for r in rows), f"interior end to shared start 12 us ({interior})")
             require(all(r["interior"] == 105_000 for r in rows), "interior kernel 105 us")
             require(all(r["bytes"] == 2_000_000 for r in rows), "2 MB copied a step")
-    print("plot_timeline.py: hidden share, gap, interior time and bytes as constructed, labelled and not")
+            calls = timeline.driver_calls(timeline.load(path), steps)
+            require(calls == [(("halo_finish", "cuEventSynchronize"), 90.0, 1.0)],
+                    f"one 90 us cuEventSynchronize a step in halo_finish, nothing else, got {calls}")
+    print("plot_timeline.py: hidden share, gap, interior time, bytes and driver calls as constructed, labelled and not")
 
 
 def summary(ranks, layout, pack, gpu_aware, overlap, mlups, values_sent, messages=1):
