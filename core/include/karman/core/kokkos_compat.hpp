@@ -6,6 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,10 @@ void fence(const ExecutionSpace& space, const std::string& label) {
 /// `count` instances of an execution space that may run concurrently, where the backend
 /// allows (CUDA/HIP streams through partition_space on Kokkos >= 4.0); otherwise copies of
 /// the default instance, which run in order: overlap then comes from MPI progress alone.
+/// On CUDA (Kokkos >= 4.2, which lets an instance own a stream it is given) the first instance's
+/// stream has the lowest priority and the others the highest: the overlapped step runs its
+/// interior on the first and the shared voxels on the second, whose blocks then take SMs as the
+/// interior kernel's blocks retire instead of waiting for the last of them.
 template <class ExecutionSpace>
 std::vector<ExecutionSpace> make_concurrent_instances(int count) {
   std::vector<ExecutionSpace> instances;
@@ -53,6 +58,25 @@ std::vector<ExecutionSpace> make_concurrent_instances(int count) {
   instances.assign(static_cast<std::size_t>(count), ExecutionSpace());
   return instances;
 }
+
+#if defined(KOKKOS_ENABLE_CUDA) && KARMAN_KOKKOS_AT_LEAST(4, 2)
+template <>
+inline std::vector<Kokkos::Cuda> make_concurrent_instances<Kokkos::Cuda>(int count) {
+  int least = 0, greatest = 0;
+  if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess) {
+    throw std::runtime_error("karman: cudaDeviceGetStreamPriorityRange failed");
+  }
+  std::vector<Kokkos::Cuda> instances;
+  for (int i = 0; i < count; ++i) {
+    cudaStream_t stream = nullptr;
+    if (cudaStreamCreateWithPriority(&stream, cudaStreamDefault, i == 0 ? least : greatest) != cudaSuccess) {
+      throw std::runtime_error("karman: cudaStreamCreateWithPriority failed");
+    }
+    instances.emplace_back(stream, Kokkos::Impl::ManageStream::yes);
+  }
+  return instances;
+}
+#endif
 
 /// Device-callable math: Kokkos::Experimental in 3.x, Kokkos in 4.x.
 namespace math {

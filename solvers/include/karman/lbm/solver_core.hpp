@@ -15,6 +15,7 @@
 #include <karman/core/field.hpp>
 #include <karman/core/for_each.hpp>
 #include <karman/core/halo_plan.hpp>
+#include <karman/core/instance_order.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/partition.hpp>
 #include <karman/core/slab_halo_plan.hpp>
@@ -492,7 +493,6 @@ class SolverCore : public FlowSolver {
     Kokkos::parallel_for("karman::fill_wall_links",
                          Kokkos::RangePolicy<execution_space>(in_order, 0, m_links.extent(0)),
                          FillWallLinks<L, Prec, field_type, MemorySpace>{m_f[0], m_links});
-    fence_before_overlapped_step(in_order);
   }
 
   /// Bounced populations of walls at rest where a step of kind K reads them (wall_slots.hpp);
@@ -504,13 +504,6 @@ class SolverCore : public FlowSolver {
     Kokkos::parallel_for("karman::fill_wall_slots",
                          Kokkos::RangePolicy<execution_space>(in_order, 0, m_wall_slots.extent(0)),
                          FillWallSlots<L, K, field_type, MemorySpace>{m_f[0], m_wall_slots});
-    fence_before_overlapped_step(in_order);
-  }
-
-  /// An overlapped step runs its kernels on other instances (step()), which nothing orders
-  /// after work on the default one.
-  void fence_before_overlapped_step(const execution_space& in_order) const {
-    if (m_exchanger && m_overlap) compat::fence(in_order, "karman::wall_slots_filled");
   }
 
   /// The halos a step of kind k reads, exchanged before it returns (no overlap).
@@ -523,9 +516,9 @@ class SolverCore : public FlowSolver {
   /// One step of kind k: exchange (unless `halos_exchanged`), then the kernels over owned voxels, interior first when
   /// overlapping (overlapped_step()). Without overlap everything goes to the default instance, where the local periodic
   /// exchanger also copies: the copies, the kernels and the next step's copies are ordered by the instance alone, so a
-  /// step needs no host synchronisation (on CUDA the instances of m_spaces are other streams, which nothing would order
-  /// against the copies). An MPI exchanger also works on the default instance (solver_dispatch.hpp): its start() waits
-  /// for that instance alone, after whose kernels (or the overlapped step's fences) the values to send are complete.
+  /// step needs no host synchronisation. An MPI exchanger also works on the default instance (solver_dispatch.hpp): its
+  /// start() waits for that instance alone, after whose kernels (or the overlapped step's, which the default instance
+  /// is ordered after) the values to send are complete.
   void step(StepKind k, bool halos_exchanged = false) {
     const execution_space in_order;
     if (halos_exchanged) {
@@ -559,9 +552,17 @@ class SolverCore : public FlowSolver {
   /// launch runs the kernel to its end, so the messages are posted first. Either order computes the same: the
   /// interior kernel and the exchange touch different slots (an AB step reads one lattice and writes the other; an AA
   /// step's slots are each read and written by one voxel, and the messages carry those of halo and shared voxels).
+  ///
+  /// The instances are ordered among themselves, not by the host (instance_order.hpp): the interior kernel after
+  /// the default instance's work (the wall fills before the step, the previous step through the end of this one),
+  /// the shared kernels after the exchanger's copies there, and the default instance after both kernels. The host
+  /// waits only where MPI needs it (the exchanger's start() waits for the values to send), so a GPU runs one step's
+  /// kernels right after the last one's, and whatever reads the populations next on the default instance (the next
+  /// exchange, moments, a fence) comes after this step.
   void overlapped_step(StepKind k) {
     const execution_space in_order;
     const VoxelRange owned = m_part.owned(), interior = m_part.group(m_part.interior_group());
+    order_after(m_spaces[0], in_order);
     if constexpr (launches_return_at_once) update(k, m_interior_label, interior, m_spaces[0]);
     Kokkos::Profiling::pushRegion("karman::halo_start");
     m_exchanger->start(m_f[0], m_plans[int(k)]);
@@ -569,14 +570,12 @@ class SolverCore : public FlowSolver {
     if constexpr (!launches_return_at_once) update(k, m_interior_label, interior, m_spaces[0]);
     Kokkos::Profiling::pushRegion("karman::halo_finish");
     m_exchanger->finish();
-    // A local periodic exchanger's copies are on the default instance: the shared kernels on
-    // m_spaces[1] read what they wrote.
-    compat::fence(in_order, "karman::halo_copied");
     Kokkos::Profiling::popRegion();
+    order_after(m_spaces[1], in_order);
     update(k, m_shared_lo_label, {owned.begin, interior.begin}, m_spaces[1]);
     update(k, m_shared_hi_label, {interior.end, owned.end}, m_spaces[1]);
-    compat::fence(m_spaces[1], "karman::shared_done");
-    compat::fence(m_spaces[0], "karman::interior_done");
+    order_after(in_order, m_spaces[1]);
+    order_after(in_order, m_spaces[0]);
   }
 
   /// Moments of the owned voxels as a step of kind K would read them, halos exchanged.
