@@ -48,9 +48,14 @@ def kind(r):
     return (r["variant"]["lattice"], r["variant"]["layout"], bool(r["comm"].get("halo_pack")))
 
 
+def rate(r):
+    """Voxel updates per second after the run's warm-up where the summary has it (plot_scaling.py)."""
+    return (r.get("mlups_after_warmup") or r["mlups"]) * 1e6
+
+
 def one_gpu_rates(runs):
     """Voxel updates per second of the one-rank runs, by kind()."""
-    return {kind(r): r["mlups"] * 1e6 for r in runs if r.get("ranks", 1) == 1}
+    return {kind(r): rate(r) for r in runs if r.get("ranks", 1) == 1}
 
 
 def variant_name(r):
@@ -73,7 +78,7 @@ def exchange_points(runs, path="any", layouts=None):
         if layouts and variant_name(r) not in layouts:
             continue
         voxels = math.prod(r["extents"])
-        exposed = voxels / (r["mlups"] * 1e6) - voxels / r["ranks"] / rates[kind(r)]
+        exposed = voxels / rate(r) - voxels / r["ranks"] / rates[kind(r)]
         m = max(p["messages_sent_per_step"] * p["neighbours"] for p in comm["per_rank"])
         b = max(p["values_sent_per_step"] for p in comm["per_rank"]) * VALUE_BYTES[r["variant"]["precision"]]
         points.append((m, b, exposed, r))
@@ -165,9 +170,9 @@ def main():
     if not one:
         print(f"no one-rank run of {args.lattice}/{args.layout} to take the update rate from")
         return
-    rate = one[0]["mlups"] * 1e6  # voxel updates per second on one GPU
+    one_rate = rate(one[0])  # voxel updates per second on one GPU
     value_bytes = VALUE_BYTES[one[0]["variant"]["precision"]]
-    print(f"\nupdate rate from the one-GPU run: {rate / 1e9:.2f} GLUPS ({args.lattice}, {args.layout}, "
+    print(f"\nupdate rate from the one-GPU run: {one_rate / 1e9:.2f} GLUPS ({args.lattice}, {args.layout}, "
           f"{one[0]['extents'][0]}^3)")
     kind = "weak, n^3 per GPU" if args.weak else "strong, one box"
     print(f"{kind}, n = {args.n}: speedup over one GPU (efficiency), no overlap / perfect overlap")
@@ -175,7 +180,7 @@ def main():
     n = args.n
     for p in (int(g) for g in args.gpus.split(",")):
         voxels = n ** 3 if not args.weak else n ** 3 * p
-        t_update = voxels / p / rate
+        t_update = voxels / p / one_rate
         cells = []
         for dims in ([1, 1, p], balanced_grid(p)):
             edges = [n * dims[a] for a in range(3)] if args.weak else [n, n, n]
@@ -185,7 +190,7 @@ def main():
                 continue
             m, b = exchange(args.lattice, block, dims, value_bytes)
             t_ex = alpha + b * inv_beta
-            t_one = voxels / rate
+            t_one = voxels / one_rate
             s_none, s_overlap = t_one / (t_update + t_ex), t_one / max(t_update, t_ex)
             cells.append(f"{'x'.join(map(str, dims))}, {m} msgs, {b / 1e6:.2f} MB: {s_none:5.1f}x ({s_none / p:4.0%}) / "
                          f"{s_overlap:5.1f}x ({s_overlap / p:4.0%})")

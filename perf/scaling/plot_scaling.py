@@ -2,6 +2,8 @@
 """Plots the multi-GPU studies written by run_gpu_studies.sh (one summary.json per line):
 layout.jsonl -> layout.png (MLUPS vs cube size per exchange variant, Meneghin & Mahmoud Fig. 6),
 strong.jsonl -> strong.png (speedup vs GPUs, Fig. 7), weak.jsonl -> weak.png (efficiency vs GPUs).
+Rates are those after the run's warm-up (summary.json's mlups_after_warmup: the first tenth of the
+steps left out) where a summary has one, else over every step (mlups).
 Usage: plot_scaling.py DIR  (reads DIR/*.jsonl, writes DIR/*.png, prints the tables as Markdown)."""
 import json
 import os
@@ -21,6 +23,11 @@ def load(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
+def rate(d):
+    """MLUPS after the warm-up where the summary has it."""
+    return d.get("mlups_after_warmup") or d["mlups"]
+
+
 def variant(d):
     name = d["variant"]["layout"] + (" + pack" if d["run"].get("halo_pack") else "")
     grid = d.get("decomposition", {}).get("process_grid")
@@ -34,7 +41,7 @@ def variant(d):
 def layout_plot(rows, out):
     by = defaultdict(lambda: defaultdict(dict))
     for d in rows:
-        by[d["variant"]["lattice"]][variant(d)][d["extents"][0]] = d["mlups"]
+        by[d["variant"]["lattice"]][variant(d)][d["extents"][0]] = rate(d)
     fig, axes = plt.subplots(1, len(by), figsize=(6 * len(by), 4.5), squeeze=False)
     print("| lattice | variant | " + " | ".join(f"{n}³" for n in sorted({d['extents'][0] for d in rows})) + " |")
     for ax, (lattice, series) in zip(axes[0], sorted(by.items())):
@@ -57,9 +64,9 @@ def scaling_plot(rows, out, weak):
     by, single = defaultdict(dict), {}
     for d in rows:
         if d["ranks"] == 1:
-            single[(d["variant"]["layout"], d["run"]["overlap"])] = d["mlups"]
+            single[(d["variant"]["layout"], d["run"]["overlap"])] = rate(d)
         else:
-            by[variant(d)][d["ranks"]] = d["mlups"]
+            by[variant(d)][d["ranks"]] = rate(d)
     for d in rows:
         one = single.get((d["variant"]["layout"], d["run"]["overlap"]))
         if d["ranks"] > 1 and one is not None:

@@ -36,7 +36,7 @@ run() {  # run STUDY NP MODE [--case NAME] ARGS...: one run, its summary appende
     >"$dir.log" 2>&1 || { echo "FAILED: $study $np $mode $*"; tail -3 "$dir.log"; return 0; }
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['ranks']=int(sys.argv[2]); print(json.dumps(d))" \
     "$dir/summary.json" "$np" >>"$out/$study.jsonl"
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d.get('comm',{}); print(f\"{sys.argv[2]:>2} ranks {d['extents']} {d['variant']['lattice']} {d['variant']['layout']:>13} pack={d['run']['halo_pack']!s:5} overlap={d['run']['overlap']!s:5} gpu_aware={c.get('gpu_aware')!s:5} {d['mlups']:9.0f} MLUPS\")" "$dir/summary.json" "$np"
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d.get('comm',{}); print(f\"{sys.argv[2]:>2} ranks {d['extents']} {d['variant']['lattice']} {d['variant']['layout']:>13} pack={d['run']['halo_pack']!s:5} overlap={d['run']['overlap']!s:5} gpu_aware={c.get('gpu_aware')!s:5} {d['mlups']:9.0f} MLUPS, {d.get('mlups_after_warmup') or 0:9.0f} after the warm-up\")" "$dir/summary.json" "$np"
 }
 
 mkdir -p "$out/runs"

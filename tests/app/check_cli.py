@@ -55,6 +55,10 @@ with tempfile.TemporaryDirectory() as tmp:
                 failures.append(f"summary.json lacks {key}")
         if s.get("steps_run") != 50:
             failures.append(f"steps_run {s.get('steps_run')} != 50")
+        # The warm-up is the first tenth of the steps; the rate after it counts the other 45.
+        if s.get("warmup_steps") != 5 or not (s.get("mlups_after_warmup") or 0) > 0:
+            failures.append(f"warmup_steps {s.get('warmup_steps')} != 5 or mlups_after_warmup "
+                            f"{s.get('mlups_after_warmup')} not positive")
     run(["cavity", "--dim", "3", "--n", "6", "--steps", "4", "--lattice", "d3q27", "--output", os.path.join(tmp, "c3")])
     run(["channel", "--height", "8", "--length", "6", "--steps", "20", "--output", os.path.join(tmp, "ch")])
     run(["taylor-green", "--n", "16", "--steps", "20", "--output", os.path.join(tmp, "tg")])
