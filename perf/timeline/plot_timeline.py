@@ -33,7 +33,8 @@ def load(path):
 
 def name_unlabelled_kernels(events):
     """A trace whose kernels kept their mangled names (no Kokkos label found): the stream-collide
-    kernels of the stream that ran most of them are the interior's, the others the shared voxels'."""
+    kernels of the stream that ran most of them are the interior's, the others the shared voxels';
+    the wall fill and the halo pack/unpack kernels by their functor's name."""
     if any(e["name"].startswith("karman::stream_collide") for e in events):
         return
     busy = {}
@@ -48,6 +49,8 @@ def name_unlabelled_kernels(events):
             e["name"] = "karman::stream_collide_" + ("interior" if e["stream"] == interior else "shared")
         elif e["kind"] == "kernel" and "FillWallSlots" in e["name"]:
             e["name"] = "karman::fill_wall_slots"
+        elif e["kind"] == "kernel" and ("PackHalo" in e["name"] or "UnpackHalo" in e["name"]):
+            e["name"] = "karman::comm::" + ("unpack_halo" if "UnpackHalo" in e["name"] else "pack_halo")
 
 
 def role(e):

@@ -57,6 +57,14 @@ def check_timeline(source):
             calls = timeline.driver_calls(timeline.load(path), steps)
             require(calls == [(("halo_finish", "cuEventSynchronize"), 90.0, 1.0)],
                     f"one 90 us cuEventSynchronize a step in halo_finish, nothing else, got {calls}")
+    mangled = [{"kind": "kernel", "name": n, "stream": st, "start": 0, "end": e, "bytes": 0}
+               for n, st, e in (("_ZN6Kokkos4Impl3StreamCollideA", 13, 90), ("_ZN6Kokkos4Impl3StreamCollideB", 14, 10),
+                                ("_ZN6Kokkos4Impl8PackHaloINS", 7, 5), ("_ZN6Kokkos4Impl10UnpackHaloINS", 7, 5),
+                                ("_ZN6Kokkos4Impl13FillWallSlotsI", 7, 5))]
+    timeline.name_unlabelled_kernels(mangled)
+    roles = [timeline.role(e) for e in mangled]
+    require(roles == ["interior", "shared", "exchange_kernel", "exchange_kernel", "walls"],
+            f"mangled kernel names: interior, shared, pack, unpack, walls; got {roles}")
     print("plot_timeline.py: hidden share, gap, interior time, bytes and driver calls as constructed, labelled and not")
 
 
