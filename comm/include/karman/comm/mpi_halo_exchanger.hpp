@@ -17,6 +17,7 @@
 #include <karman/comm/slab_decomposition.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/halo_plan.hpp>
+#include <karman/core/instance_order.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/profiling_region.hpp>
 
@@ -82,8 +83,11 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
 
   /// Collective over the decomposition's communicator (duplicated, so these messages never
   /// match anyone else's). Device copies and pack kernels run on `space`, and start() orders
-  /// the exchange after the work already queued there: queue the kernels that write the shared
-  /// voxels on `space` (the solver's default instance), or fence them first. `pack_always` packs
+  /// the exchange after the work already queued there and on the default instance: queue the
+  /// kernels that write the shared voxels on either, or fence them first. The solver gives it an
+  /// instance of its own, high-priority where the backend has stream priorities
+  /// (solver_dispatch.hpp), so that packing and unpacking do not wait for the interior kernel's
+  /// grid; finish() returns once its copies and unpacking are done. `pack_always` packs
   /// every transfer into one buffer whatever the layout: the classical "SoA + pack" exchange
   /// that Meneghin & Mahmoud Fig. 6 compares the disaggregated layout with.
   template <class Decomposition>
@@ -123,6 +127,8 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     if (m_in_flight) throw std::logic_error("karman::comm::MpiHaloExchanger::start: previous exchange not finished");
     const auto started = clock::now();
     ProfilingRegion region("karman::comm::halo_start");
+    // The exchanger's instance may be another stream than the default one, whose kernels wrote the values to send.
+    order_after(m_space, execution_space());
     compat::fence(m_space, "karman::comm::MpiHaloExchanger::start");
     m_active = prepare(field, plan);
     m_field = field;

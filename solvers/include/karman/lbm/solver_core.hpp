@@ -516,9 +516,9 @@ class SolverCore : public FlowSolver {
   /// One step of kind k: exchange (unless `halos_exchanged`), then the kernels over owned voxels, interior first when
   /// overlapping (overlapped_step()). Without overlap everything goes to the default instance, where the local periodic
   /// exchanger also copies: the copies, the kernels and the next step's copies are ordered by the instance alone, so a
-  /// step needs no host synchronisation. An MPI exchanger also works on the default instance (solver_dispatch.hpp): its
-  /// start() waits for that instance alone, after whose kernels (or the overlapped step's, which the default instance
-  /// is ordered after) the values to send are complete.
+  /// step needs no host synchronisation. An MPI exchanger works on an instance of its own (solver_dispatch.hpp): its
+  /// start() waits for that instance and the default one, after whose kernels (or the overlapped step's, which the
+  /// default instance is ordered after) the values to send are complete, and its finish() for its copies.
   void step(StepKind k, bool halos_exchanged = false) {
     const execution_space in_order;
     if (halos_exchanged) {
@@ -548,7 +548,7 @@ class SolverCore : public FlowSolver {
   /// Fig. 4b), then the shared voxels: two consecutive ranges on either side of the interior, a slab's two shared
   /// planes or a block's lower and upper shared cells (up to 13 each, cartesian_partition.hpp), two launches whatever
   /// the neighbour count. On a device the interior kernel is queued first, so that the exchanger's packing and staging
-  /// copies (default instance, another stream) and the messages run beside it, not before it; on a host backend a
+  /// copies (its own instance, another stream) and the messages run beside it, not before it; on a host backend a
   /// launch runs the kernel to its end, so the messages are posted first. Either order computes the same: the
   /// interior kernel and the exchange touch different slots (an AB step reads one lattice and writes the other; an AA
   /// step's slots are each read and written by one voxel, and the messages carry those of halo and shared voxels).

@@ -29,6 +29,15 @@ struct SlabAndExchanger {
   std::unique_ptr<HaloExchanger<FieldType>> exchanger;  ///< null: the slab axis is closed and undivided
 };
 
+/// The instance an MPI exchanger packs, stages and unpacks on: its own, at the highest stream
+/// priority where the backend has priorities (compat::make_concurrent_instances), so that its
+/// kernels take SMs as the interior kernel's blocks retire (2 x H100, SoA + pack 192^3 D3Q27:
+/// 1.21x; docs/performance.md). A copy of the default instance on host backends.
+template <class FieldType>
+typename FieldType::execution_space exchange_instance() {
+  return compat::make_concurrent_instances<typename FieldType::execution_space>(2)[1];
+}
+
 /// The slab of `setup`'s rank and its halo exchanger: MPI between ranks, a local copy when one
 /// rank is periodic along the slab axis, none when the slab axis is closed and undivided.
 template <class FieldType>
@@ -48,8 +57,8 @@ SlabAndExchanger<FieldType> make_slab(const SolverSetup& setup) {
                   std::to_string(decomposition.ranks()));
     }
     return {decomposition.partition(),
-            std::make_unique<comm::MpiHaloExchanger<FieldType>>(
-                decomposition, setup.gpu_aware, typename FieldType::execution_space(), setup.pack_halos)};
+            std::make_unique<comm::MpiHaloExchanger<FieldType>>(decomposition, setup.gpu_aware,
+                                                                exchange_instance<FieldType>(), setup.pack_halos)};
   }
 #else
   if (setup.ranks > 1) {
@@ -131,7 +140,7 @@ std::pair<CartesianPartition, std::unique_ptr<HaloExchanger<FieldType>>> make_bl
   }
   return {decomposition.partition(),
           std::make_unique<comm::MpiHaloExchanger<FieldType>>(decomposition, setup.gpu_aware,
-                                                              typename FieldType::execution_space(), setup.pack_halos)};
+                                                              exchange_instance<FieldType>(), setup.pack_halos)};
 }
 
 /// The block solver of one collision and pattern, with or without the Guo force terms.
