@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace {
 
@@ -20,8 +21,7 @@ constexpr int n = 1 << 14, rounds = 20;
 /// The alternating updates (see the file comment); x ends on the host. The spin loop's value goes
 /// to `spun`, which nobody reads, so that the compiler keeps the loop. A free function: CUDA's
 /// extended lambdas may not sit in a test body (a private member function).
-Kokkos::View<std::uint32_t*, Kokkos::HostSpace> alternate_instances() {
-  const auto spaces = karman::compat::make_concurrent_instances<Space>(2);
+Kokkos::View<std::uint32_t*, Kokkos::HostSpace> alternate_instances(const std::vector<Space>& spaces) {
   const Space in_order;
   const int spin = karman::BackendTraits<Space>::is_gpu ? 200000 : 1;
   Kokkos::View<std::uint32_t*, Space::memory_space> x("x", n), spun("spun", n);
@@ -49,15 +49,27 @@ Kokkos::View<std::uint32_t*, Kokkos::HostSpace> alternate_instances() {
   return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
 }
 
-TEST(InstanceOrder, AlternatingInstancesComputeAsOneQueue) {
-  const auto host = alternate_instances();
+/// How many of the values came out other than one queue would have made them.
+int values_out_of_order(const Kokkos::View<std::uint32_t*, Kokkos::HostSpace>& host) {
   int wrong = 0;
   for (int i = 0; i < n; ++i) {
     std::uint32_t expected = 1;
     for (int r = 0; r < rounds; ++r) expected = (expected + 1u) ^ std::uint32_t(i);
     wrong += host(i) != expected;
   }
-  EXPECT_EQ(wrong, 0) << "values whose updates ran out of order";
+  return wrong;
+}
+
+// The overlapped step's pair: interior and shared-voxel instances.
+TEST(InstanceOrder, AlternatingInstancesComputeAsOneQueue) {
+  EXPECT_EQ(values_out_of_order(alternate_instances(karman::compat::make_concurrent_instances<Space>(2))), 0)
+      << "values whose updates ran out of order";
+}
+
+// The halo exchanger's pair: the default instance and its own high-priority one.
+TEST(InstanceOrder, PriorityInstanceOrdersAfterTheDefaultInstance) {
+  const std::vector<Space> spaces{Space(), karman::compat::make_priority_instance<Space>()};
+  EXPECT_EQ(values_out_of_order(alternate_instances(spaces)), 0) << "values whose updates ran out of order";
 }
 
 }  // namespace

@@ -38,13 +38,31 @@ void fence(const ExecutionSpace& space, const std::string& label) {
 #endif
 }
 
+#if defined(KOKKOS_ENABLE_CUDA) && KARMAN_KOKKOS_AT_LEAST(4, 2)
+namespace detail {
+/// A CUDA instance that owns a new stream at the device's lowest or highest priority
+/// (Kokkos >= 4.2 lets an instance own a stream it is given).
+inline Kokkos::Cuda cuda_instance_at_priority(bool highest) {
+  int least = 0, greatest = 0;
+  if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess) {
+    throw std::runtime_error("karman: cudaDeviceGetStreamPriorityRange failed");
+  }
+  cudaStream_t stream = nullptr;
+  if (cudaStreamCreateWithPriority(&stream, cudaStreamDefault, highest ? greatest : least) != cudaSuccess) {
+    throw std::runtime_error("karman: cudaStreamCreateWithPriority failed");
+  }
+  return Kokkos::Cuda(stream, Kokkos::Impl::ManageStream::yes);
+}
+}  // namespace detail
+#endif
+
 /// `count` instances of an execution space that may run concurrently, where the backend
 /// allows (CUDA/HIP streams through partition_space on Kokkos >= 4.0); otherwise copies of
 /// the default instance, which run in order: overlap then comes from MPI progress alone.
-/// On CUDA (Kokkos >= 4.2, which lets an instance own a stream it is given) the first instance's
-/// stream has the lowest priority and the others the highest: the overlapped step runs its
-/// interior on the first and the shared voxels on the second, whose blocks then take SMs as the
-/// interior kernel's blocks retire instead of waiting for the last of them.
+/// On CUDA (Kokkos >= 4.2) the first instance's stream has the lowest priority and the others
+/// the highest: the overlapped step runs its interior on the first and the shared voxels on the
+/// second, whose blocks then take SMs as the interior kernel's blocks retire instead of waiting
+/// for the last of them.
 template <class ExecutionSpace>
 std::vector<ExecutionSpace> make_concurrent_instances(int count) {
   std::vector<ExecutionSpace> instances;
@@ -59,22 +77,32 @@ std::vector<ExecutionSpace> make_concurrent_instances(int count) {
   return instances;
 }
 
+/// One instance of a device backend with its own stream, at the highest stream priority where
+/// the backend has priorities (CUDA, Kokkos >= 4.2): for work that should take SMs as soon as
+/// they free up, such as an exchanger's pack kernels beside an interior kernel on a
+/// low-priority stream. Host backends (whose launches run to completion) and Kokkos 3.x get a
+/// copy of the default instance, with all its threads.
+template <class ExecutionSpace>
+ExecutionSpace make_priority_instance() {
+#if KARMAN_KOKKOS_AT_LEAST(4, 0)
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible) {
+    return Kokkos::Experimental::partition_space(ExecutionSpace(), 1)[0];
+  }
+#endif
+  return ExecutionSpace();
+}
+
 #if defined(KOKKOS_ENABLE_CUDA) && KARMAN_KOKKOS_AT_LEAST(4, 2)
 template <>
 inline std::vector<Kokkos::Cuda> make_concurrent_instances<Kokkos::Cuda>(int count) {
-  int least = 0, greatest = 0;
-  if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess) {
-    throw std::runtime_error("karman: cudaDeviceGetStreamPriorityRange failed");
-  }
   std::vector<Kokkos::Cuda> instances;
-  for (int i = 0; i < count; ++i) {
-    cudaStream_t stream = nullptr;
-    if (cudaStreamCreateWithPriority(&stream, cudaStreamDefault, i == 0 ? least : greatest) != cudaSuccess) {
-      throw std::runtime_error("karman: cudaStreamCreateWithPriority failed");
-    }
-    instances.emplace_back(stream, Kokkos::Impl::ManageStream::yes);
-  }
+  for (int i = 0; i < count; ++i) instances.push_back(detail::cuda_instance_at_priority(i != 0));
   return instances;
+}
+
+template <>
+inline Kokkos::Cuda make_priority_instance<Kokkos::Cuda>() {
+  return detail::cuda_instance_at_priority(true);
 }
 #endif
 

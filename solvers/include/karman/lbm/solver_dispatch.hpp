@@ -30,12 +30,12 @@ struct SlabAndExchanger {
 };
 
 /// The instance an MPI exchanger packs, stages and unpacks on: its own, at the highest stream
-/// priority where the backend has priorities (compat::make_concurrent_instances), so that its
+/// priority where the backend has priorities (compat::make_priority_instance), so that its
 /// kernels take SMs as the interior kernel's blocks retire (2 x H100, SoA + pack 192^3 D3Q27:
-/// 1.21x; docs/performance.md). A copy of the default instance on host backends.
+/// 1.21x; docs/performance.md).
 template <class FieldType>
 typename FieldType::execution_space exchange_instance() {
-  return compat::make_concurrent_instances<typename FieldType::execution_space>(2)[1];
+  return compat::make_priority_instance<typename FieldType::execution_space>();
 }
 
 /// The slab of `setup`'s rank and its halo exchanger: MPI between ranks, a local copy when one
