@@ -12,9 +12,10 @@ input): the exchangers' own seconds include waiting for the kernels before them,
 time the transport. Least squares, both coefficients >= 0.
 
 Prediction for P GPUs on a global box (strong scaling) or a box per GPU (weak scaling): the update
-time of N^3 / P voxels at the one-GPU rate R (from the one-rank run of the same lattice and layout,
-assumed independent of the block size) plus the exchange time of the busiest rank: slabs cut the
-slowest axis (2 neighbours, the populations crossing a face), Cartesian blocks the balanced grid
+time of N^3 / P voxels at the one-GPU rate R (from the one-rank run of the same lattice and layout
+whose box is nearest N, assumed independent of the block size) plus the exchange time of the busiest
+rank: slabs cut the slowest axis (2 neighbours, 1 on 2 GPUs of a walled box, the populations crossing
+a face; the weak case is a channel periodic along that axis), Cartesian blocks the balanced grid
 of MPI_Dims_create (faces, edges and corners; only the populations crossing each, D3Q19: 5 per
 face and 1 per edge, D3Q27: 9, 3 and 1). Two bounds: no overlap (t_update + t_exchange) and
 perfect overlap (max of the two). Assumes the transport measured (fabric, staging) holds at any P,
@@ -54,8 +55,19 @@ def rate(r):
 
 
 def one_gpu_rates(runs):
-    """Voxel updates per second of the one-rank runs, by kind()."""
-    return {kind(r): rate(r) for r in runs if r.get("ranks", 1) == 1}
+    """Voxel updates per second of the one-rank runs, by kind() and by (kind(), extents): a run's
+    update time is taken at the one-GPU rate of its own box where there is one (the rate moves
+    with the box: 64^3 runs slower than 256^3), else at its kind's."""
+    rates = {}
+    for r in runs:
+        if r.get("ranks", 1) == 1:
+            rates[kind(r)] = rates[(kind(r), tuple(r["extents"]))] = rate(r)
+    return rates
+
+
+def one_gpu_rate(rates, r):
+    """The one-GPU rate for run r (one_gpu_rates()), None where its kind has none."""
+    return rates.get((kind(r), tuple(r["extents"])), rates.get(kind(r)))
 
 
 def variant_name(r):
@@ -71,14 +83,15 @@ def exchange_points(runs, path="any", layouts=None):
     points = []
     for r in runs:
         comm = r.get("comm", {})
-        if r.get("ranks", 1) < 2 or comm.get("overlap") or kind(r) not in rates:
+        one_rate = one_gpu_rate(rates, r)
+        if r.get("ranks", 1) < 2 or comm.get("overlap") or one_rate is None:
             continue
         if path != "any" and bool(comm.get("gpu_aware")) != (path == "gpu-aware"):
             continue
         if layouts and variant_name(r) not in layouts:
             continue
         voxels = math.prod(r["extents"])
-        exposed = voxels / rate(r) - voxels / r["ranks"] / rates[kind(r)]
+        exposed = voxels / rate(r) - voxels / r["ranks"] / one_rate
         m = max(p["messages_sent_per_step"] * p["neighbours"] for p in comm["per_rank"])
         b = max(p["values_sent_per_step"] for p in comm["per_rank"]) * VALUE_BYTES[r["variant"]["precision"]]
         points.append((m, b, exposed, r))
@@ -93,6 +106,9 @@ def fit(points):
     smt = sum(t for _, _, t, _ in points)
     sbt = sum(b * t for _, b, t, _ in points)
     det = smm * sbb - smb * smb
+    if det <= 1e-12 * smm * sbb:
+        raise SystemExit("exchange_model.py: every run fitted sends the same bytes a step, which fixes "
+                         "alpha + b / beta but not alpha and beta apart; add runs of other box sizes")
     alpha, inv_beta = (smt * sbb - sbt * smb) / det, (smm * sbt - smb * smt) / det
     if alpha < 0:
         alpha, inv_beta = 0.0, sbt / sbb
@@ -115,13 +131,15 @@ def balanced_grid(p):
     return best
 
 
-def exchange(lattice, block, dims, value_bytes):
-    """Messages and bytes per step of an inner block `block` (voxels per axis) cut along the axes with
-    dims > 1: one message per neighbour that some population crosses into."""
+def exchange(lattice, block, dims, value_bytes, periodic=(False, False, False)):
+    """Messages and bytes per step of the busiest block `block` (voxels per axis) of a box cut along
+    the axes with dims > 1: one message per neighbour that some population crosses into. The busiest
+    block is an inner one: it has neighbours on both sides along an axis cut in three or more or
+    periodic, on one side along a walled axis cut in two."""
     messages, values = 0, 0
     for step in itertools.product((-1, 0, 1), repeat=3):
         moved = [a for a in range(3) if step[a] != 0]
-        if not moved or any(dims[a] == 1 for a in moved):
+        if not moved or any(dims[a] == 1 or (dims[a] == 2 and not periodic[a] and step[a] < 0) for a in moved):
             continue
         crossing = CROSSING[lattice][len(moved)]
         if crossing == 0:
@@ -170,10 +188,11 @@ def main():
     if not one:
         print(f"no one-rank run of {args.lattice}/{args.layout} to take the update rate from")
         return
-    one_rate = rate(one[0])  # voxel updates per second on one GPU
-    value_bytes = VALUE_BYTES[one[0]["variant"]["precision"]]
+    one = min(one, key=lambda r: abs(r["extents"][0] - args.n))  # the box nearest the predicted n
+    one_rate = rate(one)  # voxel updates per second on one GPU
+    value_bytes = VALUE_BYTES[one["variant"]["precision"]]
     print(f"\nupdate rate from the one-GPU run: {one_rate / 1e9:.2f} GLUPS ({args.lattice}, {args.layout}, "
-          f"{one[0]['extents'][0]}^3)")
+          f"{one['extents'][0]}^3)")
     kind = "weak, n^3 per GPU" if args.weak else "strong, one box"
     print(f"{kind}, n = {args.n}: speedup over one GPU (efficiency), no overlap / perfect overlap")
     print(f"{'GPUs':>5} | {'slabs':>50} | {'Cartesian blocks':>50}")
@@ -188,7 +207,7 @@ def main():
             if min(block[a] for a in range(3) if dims[a] > 1) < 2:
                 cells.append(f"{'x'.join(map(str, dims))}: blocks thinner than 2 voxels")
                 continue
-            m, b = exchange(args.lattice, block, dims, value_bytes)
+            m, b = exchange(args.lattice, block, dims, value_bytes, periodic=(False, False, args.weak))
             t_ex = alpha + b * inv_beta
             t_one = voxels / one_rate
             s_none, s_overlap = t_one / (t_update + t_ex), t_one / max(t_update, t_ex)

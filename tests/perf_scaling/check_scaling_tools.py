@@ -68,8 +68,8 @@ def check_timeline(source):
     print("plot_timeline.py: hidden share, gap, interior time, bytes and driver calls as constructed, labelled and not")
 
 
-def summary(ranks, layout, pack, gpu_aware, overlap, mlups, values_sent, messages=1):
-    return {"ranks": ranks, "extents": [128, 128, 128], "mlups": mlups,
+def summary(ranks, layout, pack, gpu_aware, overlap, mlups, values_sent, messages=1, edge=128):
+    return {"ranks": ranks, "extents": [edge] * 3, "mlups": mlups,
             "variant": {"lattice": "d3q27", "layout": layout, "precision": "float"},
             "run": {"halo_pack": pack, "overlap": overlap},
             "comm": {"halo_pack": pack, "overlap": overlap and ranks > 1, "gpu_aware": gpu_aware,
@@ -82,8 +82,11 @@ def check_model(source):
     voxels = 128 ** 3
     rate = 8e9  # one-GPU updates per second
     alpha, beta = 50e-6, 10e9  # the exchange the GPU-aware runs are built with
+    # One-GPU runs of another box come last: the 128^3 runs must still be measured against 128^3's rate.
     runs = [summary(1, "disaggregated", False, False, False, rate / 1e6, 0),
-            summary(1, "soa", True, False, False, rate / 1e6, 0)]
+            summary(1, "soa", True, False, False, rate / 1e6, 0),
+            summary(1, "disaggregated", False, False, False, 2 * rate / 1e6, 0, edge=256),
+            summary(1, "soa", True, False, False, 2 * rate / 1e6, 0, edge=256)]
     for ranks, values in ((2, 150_000), (4, 300_000)):
         for layout, pack in (("disaggregated", False), ("soa", True)):
             exposed = alpha + values * 4 / beta
@@ -100,9 +103,21 @@ def check_model(source):
     # The per-population SoA runs have no one-GPU run of their kind (SoA unpacked) to measure against.
     require(len(model.exchange_points(runs, "any", None)) == 8, "8 runs without overlap that have a one-GPU rate")
     require(model.balanced_grid(8) == [2, 2, 2] and model.balanced_grid(4) == [1, 2, 2], "MPI_Dims_create grids")
+    try:
+        model.fit(points[:1] * 3)
+        require(False, "a fit of runs that all send the same bytes must be refused")
+    except SystemExit as refusal:
+        require("same bytes" in str(refusal), f"the refusal names the cause: {refusal}")
+    m, b = model.exchange("d3q19", [64, 64, 64], [2, 2, 2], 4, periodic=(True, True, True))
+    require(m == 18 and b == (6 * 5 * 64 * 64 + 12 * 64) * 4, f"D3Q19 2x2x2 periodic: 18 messages, got {m}, {b}")
     m, b = model.exchange("d3q19", [64, 64, 64], [2, 2, 2], 4)
-    require(m == 18 and b == (6 * 5 * 64 * 64 + 12 * 64) * 4, f"D3Q19 2x2x2 inner block: 18 messages, got {m}, {b}")
-    print("exchange_model.py: alpha and beta recovered, path and layout filters, block exchange counts")
+    require(m == 6 and b == (3 * 5 * 64 * 64 + 3 * 64) * 4, f"D3Q19 2x2x2 walled: 3 faces, 3 edges, got {m}, {b}")
+    m, _ = model.exchange("d3q27", [64, 64, 64], [3, 3, 3], 4)
+    require(m == 26, f"D3Q27 3x3x3 centre block: 26 messages, got {m}")
+    m, b = model.exchange("d3q27", [64, 64, 32], [1, 1, 2], 4)
+    require(m == 1 and b == 9 * 64 * 64 * 4, f"D3Q27 two walled slabs: one face of 9 populations, got {m}, {b}")
+    print("exchange_model.py: alpha and beta recovered, path and layout filters, the one-GPU rate of the run's box, "
+          "a degenerate fit refused, block exchange counts")
 
 
 def main():
