@@ -183,16 +183,16 @@ def main():
         alpha = alpha if args.alpha_us is None else args.alpha_us * 1e-6
         inv_beta = inv_beta if args.beta_gbps is None else 1.0 / (args.beta_gbps * 1e9)
         print(f"predicting with alpha = {alpha * 1e6:.1f} us, beta = {1e-9 / inv_beta:.1f} GB/s (given)")
-    one = [r for r in runs if r.get("ranks", 1) == 1 and r["variant"]["lattice"] == args.lattice
-           and r["variant"]["layout"] == args.layout]
-    if not one:
+    one_rank_runs = [r for r in runs if r.get("ranks", 1) == 1 and r["variant"]["lattice"] == args.lattice
+                     and r["variant"]["layout"] == args.layout]
+    if not one_rank_runs:
         print(f"no one-rank run of {args.lattice}/{args.layout} to take the update rate from")
         return
-    one = min(one, key=lambda r: abs(r["extents"][0] - args.n))  # the box nearest the predicted n
-    one_rate = rate(one)  # voxel updates per second on one GPU
-    value_bytes = VALUE_BYTES[one["variant"]["precision"]]
+    nearest = min(one_rank_runs, key=lambda r: abs(r["extents"][0] - args.n))  # the box nearest the predicted n
+    one_rate = rate(nearest)  # voxel updates per second on one GPU
+    value_bytes = VALUE_BYTES[nearest["variant"]["precision"]]
     print(f"\nupdate rate from the one-GPU run: {one_rate / 1e9:.2f} GLUPS ({args.lattice}, {args.layout}, "
-          f"{one['extents'][0]}^3)")
+          f"{nearest['extents'][0]}^3)")
     kind = "weak, n^3 per GPU" if args.weak else "strong, one box"
     print(f"{kind}, n = {args.n}: speedup over one GPU (efficiency), no overlap / perfect overlap")
     print(f"{'GPUs':>5} | {'slabs':>50} | {'Cartesian blocks':>50}")
