@@ -6,10 +6,14 @@
 #   weak      - 256^3 per GPU on RANKS GPUs (3D channel growing along z)
 #   trace     - 192^3 D3Q27 disaggregated on 2 GPUs under the CUPTI tracer (TRACER): OUT/trace-<mode>/trace_rank*.csv,
 #               read by perf/timeline/plot_timeline.py
+#   check     - decomposition invariance: a CHECK_N^3 D3Q27 cavity (64), 101 steps, AB and AA, disaggregated and
+#               soa + pack, on 1 and NGPU GPUs (slabs) and on NGPU Cartesian blocks (soa); every run must give one
+#               fields fingerprint (OUT/check.txt); exits 1 otherwise
 # Usage: run_gpu_studies.sh KARMAN_EXE OUT_DIR NGPU [study ...]
 # Environment: STEPS (300); MPI_GPU_AWARE, the --mpi-gpu-aware modes to run each study with (default "auto";
 # "on off" runs GPU-aware and staged); RANKS (default 1..NGPU); LAYOUT_SIZES (cube edges less the two walls,
-# default "62 126 254"), LAYOUT_LATTICES ("d3q19 d3q27"), LAYOUT_OVERLAP ("on off"); TRACER (the tracer library).
+# default "62 126 254"), LAYOUT_LATTICES ("d3q19 d3q27"), LAYOUT_OVERLAP ("on off"); TRACER (the tracer library);
+# DEVICE_FLAGS (default --kokkos-map-device-id-by=mpi_rank, a GPU per rank with Kokkos 4; empty on CPU builds).
 # Writes OUT_DIR/<study>.jsonl, one summary.json per line (plot with plot_scaling.py).
 set -euo pipefail
 exe=$1; out=$2; ngpu=$3; shift 3
@@ -26,13 +30,15 @@ lattices=${LAYOUT_LATTICES:-d3q19 d3q27}
 overlaps=${LAYOUT_OVERLAP:-on off}
 strong_n=${STRONG_N:-190}
 strong_lattice=${STRONG_LATTICE:-d3q27}
+device_flags=${DEVICE_FLAGS---kokkos-map-device-id-by=mpi_rank}
+check_n=${CHECK_N:-64}
 
 run() {  # run STUDY NP MODE [--case NAME] ARGS...: one run, its summary appended to STUDY.jsonl
   local study=$1 np=$2 mode=$3 case=cavity; shift 3
   if [ "$1" = "--case" ]; then case=$2; shift 2; fi
   local dir="$out/runs/$study-$np-$mode-$case$(echo "$*" | tr ' -' '_' | tr -s _)"
   mpirun -np "$np" --oversubscribe --bind-to none ${MPIRUN_FLAGS:-} "$exe" "$case" --precision float --steps "${RUN_STEPS:-$steps}" \
-    --quiet --no-fields --mpi-gpu-aware "$mode" --output "$dir" "$@" --kokkos-map-device-id-by=mpi_rank \
+    --quiet --no-fields --mpi-gpu-aware "$mode" --output "$dir" "$@" $device_flags \
     >"$dir.log" 2>&1 || { echo "FAILED: $study $np $mode $*"; tail -3 "$dir.log"; return 0; }
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['ranks']=int(sys.argv[2]); print(json.dumps(d))" \
     "$dir/summary.json" "$np" >>"$out/$study.jsonl"
@@ -40,6 +46,7 @@ run() {  # run STUDY NP MODE [--case NAME] ARGS...: one run, its summary appende
 }
 
 mkdir -p "$out/runs"
+rm -f "$out/check.jsonl"  # the check compares this invocation's runs only
 for study in $studies; do
   for mode in $modes; do
     case $study in
@@ -66,6 +73,16 @@ for study in $studies; do
           run weak "$np" "$mode" --case channel --dim 3 --length 256 --height 254 --depth $((256 * np)) \
             --lattice d3q19 --layout disaggregated
         done ;;
+      check)
+        for pattern in ab aa; do
+          for np in 1 "$ngpu"; do
+            RUN_STEPS=101 run check "$np" "$mode" --dim 3 --n "$check_n" --lattice d3q27 --layout disaggregated --pattern $pattern
+            RUN_STEPS=101 run check "$np" "$mode" --dim 3 --n "$check_n" --lattice d3q27 --layout soa --halo-pack \
+              --pattern $pattern
+          done
+          RUN_STEPS=101 run check "$ngpu" "$mode" --dim 3 --n "$check_n" --lattice d3q27 --layout soa --ranks-per-axis auto \
+            --pattern $pattern
+        done ;;
       trace)
         mkdir -p "$out/trace-$mode"
         MPIRUN_FLAGS="-x KOKKOS_TOOLS_LIBS=$TRACER -x KARMAN_TRACE_DIR=$out/trace-$mode" RUN_STEPS=60 \
@@ -73,3 +90,20 @@ for study in $studies; do
     esac
   done
 done
+
+if [[ " $studies " == *" check "* ]]; then
+  # One fingerprint over every check run (1 GPU, slabs, blocks, both patterns and layouts), or exit 1.
+  python3 - "$out/check.jsonl" "$out/check.txt" <<'PY'
+import json, os, sys
+runs = [json.loads(line) for line in open(sys.argv[1]) if line.strip()] if os.path.exists(sys.argv[1]) else []
+lines = [f"{r['ranks']} ranks {r['variant']['pattern']} {r['variant']['layout']}{' pack' if r['run']['halo_pack'] else ''}"
+         f" {r['run'].get('ranks_per_axis') or 'slabs'} gpu_aware={r.get('comm', {}).get('gpu_aware')}: {r['fields_fnv1a64']}"
+         for r in runs]
+open(sys.argv[2], "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+fingerprints = {r["fields_fnv1a64"] for r in runs}
+if len(runs) < 2 or len(fingerprints) != 1:
+    sys.exit(f"check: {len(runs)} runs, {len(fingerprints)} fingerprints (one expected)")
+print(f"check: {len(runs)} runs, one fingerprint {fingerprints.pop()}")
+PY
+fi
