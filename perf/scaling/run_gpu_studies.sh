@@ -75,13 +75,11 @@ for study in $studies; do
         done ;;
       check)
         for pattern in ab aa; do
-          for np in 1 "$ngpu"; do
-            RUN_STEPS=101 run check "$np" "$mode" --dim 3 --n "$check_n" --lattice d3q27 --layout disaggregated --pattern $pattern
-            RUN_STEPS=101 run check "$np" "$mode" --dim 3 --n "$check_n" --lattice d3q27 --layout soa --halo-pack \
-              --pattern $pattern
+          for run_args in "1 disaggregated" "1 soa --halo-pack" "$ngpu disaggregated" "$ngpu soa --halo-pack" \
+                          "$ngpu soa --ranks-per-axis auto"; do
+            set -- $run_args
+            RUN_STEPS=101 run check "$1" "$mode" --dim 3 --n "$check_n" --lattice d3q27 --pattern $pattern --layout "${@:2}"
           done
-          RUN_STEPS=101 run check "$ngpu" "$mode" --dim 3 --n "$check_n" --lattice d3q27 --layout soa --ranks-per-axis auto \
-            --pattern $pattern
         done ;;
       trace)
         mkdir -p "$out/trace-$mode"
