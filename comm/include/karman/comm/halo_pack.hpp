@@ -2,14 +2,15 @@
 /// \file halo_pack.hpp
 /// Gather and scatter kernels between a field and a contiguous message buffer, written once
 /// against the field accessor so they serve every layout (Karrer's MPI recipe: "pack buffers
-/// and ISend them"). Functors, not lambdas: CUDA forbids extended lambdas in private members.
+/// and ISend them"), one launch for all the pieces of an exchange. Functors, not lambdas: CUDA
+/// forbids extended lambdas in private members.
 
 #include <karman/core/extents.hpp>
 #include <karman/core/group.hpp>
 
 #include <Kokkos_Core.hpp>
 
-#include <string>
+#include <vector>
 
 namespace karman::comm::detail {
 
@@ -30,46 +31,80 @@ struct BufferMap {
   }
 };
 
-/// Copies the mapped components of each voxel from the field into the buffer.
-template <class FieldType, class BufferView>
-struct PackHalo {
-  FieldType field;
-  BufferView buffer;
-  BufferMap map;
+/// Voxels gathered into (or scattered from) a message buffer, and where their values go there.
+struct BufferPiece {
+  VoxelRange voxels{};
+  BufferMap map{};
+};
 
-  KOKKOS_INLINE_FUNCTION void operator()(index_t voxel) const {
-    for (int q = map.component_begin; q < map.component_end; ++q) buffer(map.index(voxel, q)) = field(voxel, q);
+/// Every piece of one direction (packs or unpacks) on the device: `starts(k)` is the number of
+/// voxels in the pieces before piece k (starts(count) all of them), so that one kernel over all
+/// the voxels moves them all. A launch per piece made a Cartesian block's exchange 40 and more
+/// small kernels a step (docs/performance.md, 4 x H200).
+template <class MemorySpace>
+struct PieceTable {
+  Kokkos::View<BufferPiece*, MemorySpace> pieces;
+  Kokkos::View<index_t*, MemorySpace> starts;
+  int count = 0;
+  index_t voxels = 0;
+
+  PieceTable() = default;
+  explicit PieceTable(const std::vector<BufferPiece>& list)
+      : pieces("karman::comm::halo_pieces", list.size()),
+        starts("karman::comm::halo_piece_starts", list.size() + 1),
+        count(int(list.size())) {
+    const auto host_pieces = Kokkos::create_mirror_view(pieces);
+    const auto host_starts = Kokkos::create_mirror_view(starts);
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      host_pieces(k) = list[k];
+      host_starts(k) = voxels;
+      voxels += list[k].voxels.size();
+    }
+    host_starts(list.size()) = voxels;
+    Kokkos::deep_copy(pieces, host_pieces);
+    Kokkos::deep_copy(starts, host_starts);
   }
 };
 
-/// Copies the mapped components of each voxel from the buffer into the field.
-template <class FieldType, class BufferView>
-struct UnpackHalo {
+/// Moves the mapped components of every voxel of a PieceTable between the field and the buffer:
+/// field to buffer when `Pack`, buffer to field otherwise. Thread i finds its piece by bisection
+/// of the starts; consecutive threads take consecutive voxels of a piece.
+template <bool Pack, class FieldType, class BufferView, class MemorySpace>
+struct MovePieces {
   FieldType field;
   BufferView buffer;
-  BufferMap map;
+  PieceTable<MemorySpace> table;
 
-  KOKKOS_INLINE_FUNCTION void operator()(index_t voxel) const {
-    for (int q = map.component_begin; q < map.component_end; ++q) field(voxel, q) = buffer(map.index(voxel, q));
+  KOKKOS_INLINE_FUNCTION void operator()(index_t i) const {
+    int lo = 0, hi = table.count - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (table.starts(mid) <= i) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    const BufferPiece& piece = table.pieces(lo);
+    const index_t voxel = piece.voxels.begin + (i - table.starts(lo));
+    for (int q = piece.map.component_begin; q < piece.map.component_end; ++q) {
+      if constexpr (Pack) {
+        buffer(piece.map.index(voxel, q)) = field(voxel, q);
+      } else {
+        field(voxel, q) = buffer(piece.map.index(voxel, q));
+      }
+    }
   }
 };
 
-/// Launches PackHalo over `voxels` on `space`.
-template <class ExecutionSpace, class FieldType, class BufferView>
-void pack_halo(const ExecutionSpace& space, const FieldType& field, const BufferView& buffer, VoxelRange voxels,
-               const BufferMap& map) {
-  Kokkos::parallel_for("karman::comm::pack_halo",
-                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<index_t>>(space, voxels.begin, voxels.end),
-                       PackHalo<FieldType, BufferView>{field, buffer, map});
-}
-
-/// Launches UnpackHalo over `voxels` on `space`.
-template <class ExecutionSpace, class FieldType, class BufferView>
-void unpack_halo(const ExecutionSpace& space, const FieldType& field, const BufferView& buffer, VoxelRange voxels,
-                 const BufferMap& map) {
-  Kokkos::parallel_for("karman::comm::unpack_halo",
-                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<index_t>>(space, voxels.begin, voxels.end),
-                       UnpackHalo<FieldType, BufferView>{field, buffer, map});
+/// Launches MovePieces over every voxel of `table` on `space` (nothing when it is empty).
+template <bool Pack, class ExecutionSpace, class FieldType, class BufferView, class MemorySpace>
+void move_pieces(const ExecutionSpace& space, const FieldType& field, const BufferView& buffer,
+                 const PieceTable<MemorySpace>& table) {
+  if (table.voxels == 0) return;
+  Kokkos::parallel_for(Pack ? "karman::comm::pack_halo" : "karman::comm::unpack_halo",
+                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<index_t>>(space, 0, table.voxels),
+                       MovePieces<Pack, FieldType, BufferView, MemorySpace>{field, buffer, table});
 }
 
 }  // namespace karman::comm::detail

@@ -139,7 +139,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
       MPI_Irecv(mpi_pointer(m), mpi_count(m), mpi_type(m), m.peer, m.tag, m_comm, &m_requests.back());
     }
     bool device_work = !p.packs.empty();
-    for (const Piece& piece : p.packs) detail::pack_halo(m_space, m_field, m_buffer, piece.voxels, piece.map);
+    detail::move_pieces<true>(m_space, m_field, m_buffer, p.pack_table);
     if (m_staged) {
       for (const Message& m : p.sends) Kokkos::deep_copy(m_space, staging_run(m), device_run(m));
       device_work = device_work || !p.sends.empty();
@@ -178,10 +178,8 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
       for (const Message& m : p.receives) Kokkos::deep_copy(m_space, device_run(m), staging_run(m));
       device_work = !p.receives.empty();
     }
-    for (const Piece& piece : p.unpacks) {
-      detail::unpack_halo(m_space, m_field, m_buffer, piece.voxels, piece.map);
-      device_work = true;
-    }
+    detail::move_pieces<false>(m_space, m_field, m_buffer, p.unpack_table);
+    device_work = device_work || !p.unpacks.empty();
     if (device_work) compat::fence(m_space, "karman::comm::MpiHaloExchanger::finish: unpacked");
     m_field = FieldType();
     ++m_counters.exchanges;
@@ -235,10 +233,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   };
 
   /// Voxels packed into (or unpacked from) the buffer, and where their values go there.
-  struct Piece {
-    VoxelRange voxels{};
-    detail::BufferMap map{};
-  };
+  using Piece = detail::BufferPiece;
 
   /// A plan turned into messages for one group table and component count; AA alternates two
   /// plans and AB exchanges two lattices of one mapping, so a short list covers a run.
@@ -248,8 +243,10 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     int components = 0;
     std::vector<Message> receives;
     std::vector<Message> sends;
-    std::vector<Piece> packs;    ///< gathered into the buffer before the sends
-    std::vector<Piece> unpacks;  ///< scattered from the buffer after the receives
+    std::vector<Piece> packs;                       ///< gathered into the buffer before the sends
+    std::vector<Piece> unpacks;                     ///< scattered from the buffer after the receives
+    detail::PieceTable<memory_space> pack_table;    ///< `packs` on the device, moved by one kernel
+    detail::PieceTable<memory_space> unpack_table;  ///< `unpacks` on the device, moved by one kernel
     index_t values_sent = 0;
     index_t values_received = 0;
     std::array<index_t, neighbour_kinds> messages_sent_by_kind{};
@@ -311,6 +308,8 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
       p.values_sent_by_kind[m.kind] += m.count;
     }
     for (const Message& m : p.receives) p.values_received += m.count;
+    p.pack_table = detail::PieceTable<memory_space>(p.packs);
+    p.unpack_table = detail::PieceTable<memory_space>(p.unpacks);
     if (buffer_size > index_t(m_buffer.extent(0))) m_buffer = buffer_view("karman::comm::halo_buffer", buffer_size);
     if (m_staged && staging_size > index_t(m_staging.extent(0)))
       m_staging = staging_view("karman::comm::halo_staging", staging_size);
