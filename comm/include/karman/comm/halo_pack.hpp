@@ -68,7 +68,10 @@ struct PieceTable {
 
 /// Moves the mapped components of every voxel of a PieceTable between the field and the buffer:
 /// field to buffer when `Pack`, buffer to field otherwise. Thread i finds its piece by bisection
-/// of the starts; consecutive threads take consecutive voxels of a piece.
+/// of the starts; consecutive threads take consecutive voxels of a piece. The unpacked pieces of
+/// an exchange write disjoint (voxel, component) slots, so their order does not matter: a halo
+/// cell's population comes from one neighbour, and AA's return plan sends back only what the
+/// returning block wrote (cartesian_return_plan).
 template <bool Pack, class FieldType, class BufferView, class MemorySpace>
 struct MovePieces {
   FieldType field;
