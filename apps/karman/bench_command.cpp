@@ -7,6 +7,7 @@
 #include <karman/perf/bench_report.hpp>
 #include <karman/perf/scaling_bench.hpp>
 #include <karman/perf/sparse_bench.hpp>
+#include <karman/perf/split_collision.hpp>
 
 #include <cstdio>
 #include <map>
@@ -26,7 +27,8 @@ struct CommandState {
   double copy_mib = 0;
   bool copy_only = false;
   ScalingOptions scaling;
-  std::string grid = "dense";  ///< dense: the variant sweep; sparse: the porosity sweep
+  std::string grid = "dense";    ///< dense: the variant sweep; sparse: the porosity sweep
+  bool split_collision = false;  ///< the fused against the split central-moment update instead
   SparseBenchOptions sparse;
   CLI::App* command = nullptr;  ///< to tell the options given from the defaults
 };
@@ -96,7 +98,40 @@ void run_scaling_mode(const CommandState& state) {
   }
 }
 
+/// `--split-collision`: seed 002 §4.4's two-launch collision against the fused one (split_collision.hpp).
+void run_split_collision_mode(const CommandState& state) {
+  for (const char* fixed : {"--case", "--lattice", "--precision", "--layout", "--pattern", "--collision", "--grid",
+                            "--scaling", "--schedule", "--tile"}) {
+    if (state.command->count(fixed) > 0) {
+      throw Error(std::string("karman bench --split-collision: ") + fixed +
+                  " does not apply (the update is fixed: box, d3q27, float, soa, ab, cm); accepted with it: --n, "
+                  "--steps, --warmup, --repeat, --copy-mib, --json");
+    }
+  }
+  SplitCollisionOptions o;
+  o.n = state.options.n;
+  o.steps = state.options.steps;
+  o.warmup = state.options.warmup;
+  o.repeat = state.options.repeat;
+  o.copy_bytes = std::size_t(state.copy_mib * (1 << 20));
+  validate(o);
+  const BackendInfo info = backend_info();
+  std::printf("karman bench --split-collision: Kokkos %s, backend %s, device %s, %d threads\n",
+              info.kokkos_version.c_str(), info.default_backend.c_str(), info.device_name.c_str(), info.concurrency);
+  std::fflush(stdout);
+  const SplitCollisionResult result = run_split_collision(o);
+  std::printf("%s", split_collision_table(result).c_str());
+  if (!state.json_path.empty()) {
+    write_json(state.json_path, result);
+    std::printf("wrote the record to %s\n", state.json_path.c_str());
+  }
+}
+
 void run(const CommandState& state) {
+  if (state.split_collision) {
+    run_split_collision_mode(state);
+    return;
+  }
   if (state.grid == "sparse") {
     run_sparse_mode(state);
     return;
@@ -227,6 +262,10 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(1.0, 1048576.0));
   cmd->add_flag("--copy-bandwidth-only", state->copy_only, "Measure and print the copy reference only");
   cmd->add_option("--json", state->json_path, "Also write the records as a JSON array to this file");
+  cmd->add_flag("--split-collision", state->split_collision,
+                "Seed 002 Sec. 4.4: the D3Q27 float SoA central-moment update (cm) on the periodic box fused into one "
+                "launch against split over two (relaxed central moments and u written and read back between them); "
+                "with --n, --steps, --warmup, --repeat, --copy-mib, --json");
   cmd->add_option("--scaling", state->scaling.mode,
                   "Under mpirun: weak (n^3 per rank, stacked along z) or strong (n^3 in all) scaling of the "
                   "periodic box, with per-rank MLUPS and exchange times")

@@ -85,6 +85,26 @@ TEST(BenchCommand, SparseSweepComparesGridsOnTheSameSamples) {
   EXPECT_LT(records[3].value("fluid_voxels", 0), 16 * 16 * 16);
 }
 
+// --split-collision (perf/src/split_collision.cpp): the two-launch central-moment update gives the
+// fused update's populations bit for bit (one rounding of each operation either way; CPU builds
+// do not contract), and its record counts the 30 values the split writes and reads back.
+TEST(BenchCommand, SplitCollisionEqualsTheFusedUpdate) {
+  const nlohmann::json r = run_bench("bench --split-collision --n 8 --steps 2 --warmup 0 --repeat 1 --copy-mib 2",
+                                     "karman_bench_split.json");
+  ASSERT_TRUE(r.is_object()) << r.dump();
+  EXPECT_EQ(r.value("n", 0), 8);
+  EXPECT_EQ(r.value("collision", ""), "cm");
+  EXPECT_TRUE(r.value("identical", false)) << r.dump();
+  EXPECT_EQ(r.value("max_abs_difference", 1.0), 0.0) << r.dump();
+  EXPECT_GT(r.value("check_steps", 0), 0);
+  EXPECT_LT(r.value("mass_drift", 1.0), 1e-6) << r.dump();
+  EXPECT_EQ(r["fused"].value("bytes_per_update", 0), 2 * 27 * 4);
+  EXPECT_EQ(r["split"].value("bytes_per_update", 0), 2 * 27 * 4 + 2 * 30 * 4);
+  EXPECT_GT(r["fused"].value("mlups", 0.0), 0.0);
+  EXPECT_GT(r["split"].value("mlups", 0.0), 0.0);
+  EXPECT_GT(r.value("copy_bandwidth_gbps", 0.0), 0.0);
+}
+
 TEST(BenchCommand, RefusesBadOptions) {
   CLI::App bad{"test"};
   karman::app::add_bench_command(bad);
@@ -98,6 +118,12 @@ TEST(BenchCommand, RefusesBadOptions) {
     CLI::App sparse{"test"};
     karman::app::add_bench_command(sparse);
     EXPECT_THROW(sparse.parse(line, false), karman::Error) << line;
+  }
+  for (const char* line : {"bench --split-collision --lattice d3q19", "bench --split-collision --collision bgk",
+                           "bench --split-collision --n 2000"}) {
+    CLI::App split{"test"};
+    karman::app::add_bench_command(split);
+    EXPECT_THROW(split.parse(line, false), karman::Error) << line;
   }
   CLI::App grid{"test"};
   karman::app::add_bench_command(grid);

@@ -206,7 +206,6 @@ struct CM {
   template <class L, class T, bool Forced>
   KOKKOS_FORCEINLINE_FUNCTION static void collide(T (&f)[L::Q], T rho, const T u[3], const T force[3],
                                                   const CollisionRates<T>& rates) {
-    using K = CentralMoments<L>;
     T half_source[L::Q];
     if constexpr (Forced) {
       KARMAN_UNROLL
@@ -217,6 +216,20 @@ struct CM {
         f[i] += half_source[i];
       }
     }
+    relax_central_moments<L>(f, rho, u, rates);
+    CentralMoments<L>::backward(f, u);
+    if constexpr (Forced) {
+      KARMAN_UNROLL
+      for (int i = 0; i < L::Q; ++i) f[i] += half_source[i];
+    }
+  }
+  /// The first half of collide(), in place: f to its central moments about u, relaxed. The
+  /// second half is CentralMoments<L>::backward(f, u). Seed 002 §4.4 splits the collision into
+  /// two launches at such a point to cut registers (perf/src/split_collision.cpp measures it).
+  template <class L, class T>
+  KOKKOS_FORCEINLINE_FUNCTION static void relax_central_moments(T (&f)[L::Q], T rho, const T u[3],
+                                                                const CollisionRates<T>& rates) {
+    using K = CentralMoments<L>;
     K::forward(f, u);
     T d[L::Q];
     static_for<L::Q>([&](auto k) {
@@ -232,11 +245,6 @@ struct CM {
     detail::relax_moments<K, L>(d, rates);
     KARMAN_UNROLL
     for (int k = 0; k < L::Q; ++k) f[k] += d[k];
-    K::backward(f, u);
-    if constexpr (Forced) {
-      KARMAN_UNROLL
-      for (int i = 0; i < L::Q; ++i) f[i] += half_source[i];
-    }
   }
   /// No TRT rate.
   static double antisymmetric_rate(const RelaxationParams& p) { return p.omega; }
