@@ -14,7 +14,8 @@
 # "on off" runs GPU-aware and staged); RANKS (default 1..NGPU); LAYOUT_SIZES (cube edges less the two walls,
 # default "62 126 254"), LAYOUT_LATTICES ("d3q19 d3q27"), LAYOUT_OVERLAP ("on off"); TRACER (the tracer library);
 # DEVICE_FLAGS (default --kokkos-map-device-id-by=mpi_rank, a GPU per rank with Kokkos 4; empty on CPU builds).
-# Writes OUT_DIR/<study>.jsonl, one summary.json per line (plot with plot_scaling.py).
+# Writes OUT_DIR/<study>.jsonl, one summary.json per line (plot with plot_scaling.py); each run writes
+# OUT_DIR/runs/<study>-<ranks>-<mode>-<case><options>, replaced when the same run comes again.
 set -euo pipefail
 exe=$1; out=$2; ngpu=$3; shift 3
 studies=${*:-layout strong weak}
@@ -38,7 +39,7 @@ run() {  # run STUDY NP MODE [--case NAME] ARGS...: one run, its summary appende
   if [ "$1" = "--case" ]; then case=$2; shift 2; fi
   local dir="$out/runs/$study-$np-$mode-$case$(echo "$*" | tr ' -' '_' | tr -s _)"
   mpirun -np "$np" --oversubscribe --bind-to none ${MPIRUN_FLAGS:-} "$exe" "$case" --precision float --steps "${RUN_STEPS:-$steps}" \
-    --quiet --no-fields --mpi-gpu-aware "$mode" --output "$dir" "$@" $device_flags \
+    --quiet --no-fields --mpi-gpu-aware "$mode" --output "$dir" --overwrite "$@" $device_flags \
     >"$dir.log" 2>&1 || { echo "FAILED: $study $np $mode $*"; tail -3 "$dir.log"; return 0; }
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['ranks']=int(sys.argv[2]); print(json.dumps(d))" \
     "$dir/summary.json" "$np" >>"$out/$study.jsonl"

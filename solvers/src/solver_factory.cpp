@@ -22,7 +22,8 @@ std::string compiled_list() {
   return list;
 }
 
-/// "d3q19/float/soa, ...": the Cartesian block variants this build holds.
+#if KARMAN_ENABLE_MPI
+/// "d3q19/float/soa, ...": the Cartesian block variants this build holds (blocks need MPI).
 std::string compiled_block_list() {
   std::string list;
   for (const CompiledVariant& v : compiled_block_variants)
@@ -31,6 +32,7 @@ std::string compiled_block_list() {
               std::string(v.layout);
   return list.empty() ? "none" : list;
 }
+#endif
 
 /// "d3q19/float/csoa, ...": the block-sparse variants this build holds.
 std::string compiled_sparse_list() {
