@@ -44,6 +44,13 @@ struct PeriodicBox {
       f[i_] = from(i_, source);
     });
   }
+  /// pull(), then the density and velocity of the pulled populations (no force).
+  KOKKOS_INLINE_FUNCTION void pull_moments(const Populations& from, int voxel, float (&f)[Q], float& rho,
+                                           float (&u)[3]) const {
+    pull(from, voxel, f);
+    const float no_force[3] = {0, 0, 0};
+    lbm::moments<L, float, false>(f, no_force, rho, u);
+  }
 };
 
 /// One launch: stream, moments, the whole collision, store.
@@ -53,11 +60,9 @@ struct FusedUpdate {
   lbm::CollisionRates<float> rates;
 
   KOKKOS_INLINE_FUNCTION void operator()(int voxel) const {
-    float f[Q];
-    box.pull(from, voxel, f);
+    float f[Q], rho, u[3];
+    box.pull_moments(from, voxel, f, rho, u);
     const float no_force[3] = {0, 0, 0};
-    float rho, u[3];
-    lbm::moments<L, float, false>(f, no_force, rho, u);
     lbm::CM::collide<L, float, false>(f, rho, u, no_force, rates);
     lbm::static_for<Q>([&](auto i) { to(decltype(i)::value, voxel) = f[decltype(i)::value]; });
   }
@@ -70,11 +75,8 @@ struct RelaxMoments {
   lbm::CollisionRates<float> rates;
 
   KOKKOS_INLINE_FUNCTION void operator()(int voxel) const {
-    float f[Q];
-    box.pull(from, voxel, f);
-    const float no_force[3] = {0, 0, 0};
-    float rho, u[3];
-    lbm::moments<L, float, false>(f, no_force, rho, u);
+    float f[Q], rho, u[3];
+    box.pull_moments(from, voxel, f, rho, u);
     lbm::CM::relax_central_moments<L>(f, rho, u, rates);
     lbm::static_for<Q>([&](auto k) { half(decltype(k)::value, voxel) = f[decltype(k)::value]; });
     lbm::static_for<3>([&](auto d) { half(Q + decltype(d)::value, voxel) = u[decltype(d)::value]; });
