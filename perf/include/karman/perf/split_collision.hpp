@@ -19,7 +19,7 @@ namespace karman::perf {
 
 /// What to run.
 struct SplitCollisionOptions {
-  int n = 0;                   ///< box edge; 0: 256 on GPUs, 96 on CPUs
+  int n = 0;                   ///< box edge, at most 512; 0: 256 on GPUs, 96 on CPUs
   int steps = 0;               ///< timed steps per sample; 0: 100 on GPUs, 10 on CPUs
   int warmup = -1;             ///< untimed steps first; negative: steps / 5 (at least 1)
   int repeat = 3;              ///< timed samples per schedule; the median is reported
