@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 namespace karman::app {
@@ -100,10 +101,11 @@ void run_scaling_mode(const CommandState& state) {
 
 /// `--split-collision`: seed 002 §4.4's two-launch collision against the fused one (split_collision.hpp).
 void run_split_collision_mode(const CommandState& state) {
-  for (const char* fixed : {"--case", "--lattice", "--precision", "--layout", "--pattern", "--collision", "--grid",
-                            "--scaling", "--schedule", "--tile"}) {
-    if (state.command->count(fixed) > 0) {
-      throw Error(std::string("karman bench --split-collision: ") + fixed +
+  const std::set<std::string> accepted{"--split-collision", "--n",        "--steps", "--warmup",
+                                       "--repeat",          "--copy-mib", "--json"};
+  for (const CLI::Option* option : state.command->get_options()) {
+    if (option->count() > 0 && accepted.count(option->get_name()) == 0) {
+      throw Error("karman bench --split-collision: " + option->get_name() +
                   " does not apply (the update is fixed: box, d3q27, float, soa, ab, cm); accepted with it: --n, "
                   "--steps, --warmup, --repeat, --copy-mib, --json");
     }

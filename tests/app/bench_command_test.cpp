@@ -120,7 +120,8 @@ TEST(BenchCommand, RefusesBadOptions) {
     EXPECT_THROW(sparse.parse(line, false), karman::Error) << line;
   }
   for (const char* line : {"bench --split-collision --lattice d3q19", "bench --split-collision --collision bgk",
-                           "bench --split-collision --n 600"}) {
+                           "bench --split-collision --n 600", "bench --split-collision --copy-bandwidth-only",
+                           "bench --split-collision --halo-pack"}) {
     CLI::App split{"test"};
     karman::app::add_bench_command(split);
     EXPECT_THROW(split.parse(line, false), karman::Error) << line;
