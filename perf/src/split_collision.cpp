@@ -1,5 +1,7 @@
 #include <karman/perf/split_collision.hpp>
 
+#include <karman/perf/bench.hpp>
+
 #include <karman/core/backend_traits.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/kokkos_compat.hpp>
@@ -105,10 +107,8 @@ struct Mass {
   }
 };
 
-constexpr bool on_gpu_backend = BackendTraits<Kokkos::DefaultExecutionSpace>::is_gpu;
-
-int resolved_n(const SplitCollisionOptions& o) { return o.n > 0 ? o.n : (on_gpu_backend ? 256 : 96); }
-int resolved_steps(const SplitCollisionOptions& o) { return o.steps > 0 ? o.steps : (on_gpu_backend ? 100 : 10); }
+int resolved_n(const SplitCollisionOptions& o) { return o.n > 0 ? o.n : (on_gpu() ? 256 : 96); }
+int resolved_steps(const SplitCollisionOptions& o) { return o.steps > 0 ? o.steps : default_steps(); }
 int resolved_warmup(const SplitCollisionOptions& o) {
   return o.warmup >= 0 ? o.warmup : std::max(1, resolved_steps(o) / 5);
 }
@@ -233,7 +233,7 @@ SplitCollisionResult run_split_collision(const SplitCollisionOptions& o) {
   }
 
   const std::size_t lattice_bytes = std::size_t(Q) * std::size_t(fused.voxels()) * sizeof(float);
-  const std::size_t floor_bytes = on_gpu_backend ? std::size_t(1) << 30 : std::size_t(256) << 20;
+  const std::size_t floor_bytes = on_gpu() ? std::size_t(1) << 30 : std::size_t(256) << 20;
   r.copy = measure_copy_bandwidth(o.copy_bytes > 0 ? o.copy_bytes : std::max(lattice_bytes, floor_bytes), r.repeat);
 
   r.fused = time_schedule(fused, false, r.warmup, r.steps, r.repeat);

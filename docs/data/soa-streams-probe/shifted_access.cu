@@ -6,16 +6,17 @@
 //   aa_odd    : a[q][v + c_q] = g(a[q][v + c_q]) in place (shifted loads and shifted stores)
 //   copy      : out[q][v] = in[q][v]                    (aligned both)
 // g adds a constant, so every value is used. Build: nvcc -O3 -arch=sm_90 shifted_access.cu
-#include <cstdio>
 #include <cuda_runtime.h>
-#include <vector>
 #include <algorithm>
+#include <cstdio>
+#include <vector>
 
 constexpr int Q = 19;
 __constant__ int cx[Q] = {0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0};
 
 template <int Mode>
-__global__ void __launch_bounds__(256) kernel(const float* __restrict__ in, float* __restrict__ out, long long plane, int n) {
+__global__ void __launch_bounds__(256)
+    kernel(const float* __restrict__ in, float* __restrict__ out, long long plane, int n) {
   const long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (v >= plane) return;
   const int x = int(v % n);
@@ -23,7 +24,8 @@ __global__ void __launch_bounds__(256) kernel(const float* __restrict__ in, floa
 #pragma unroll
   for (int q = 0; q < Q; ++q) {
     const int c = cx[q];
-    const long long src = (Mode == 0 && x - c >= 0 && x - c < n) ? v - c : ((Mode == 2 && x + c >= 0 && x + c < n) ? v + c : v);
+    const long long src =
+        (Mode == 0 && x - c >= 0 && x - c < n) ? v - c : ((Mode == 2 && x + c >= 0 && x + c < n) ? v + c : v);
     f[q] = (Mode == 2 || Mode == 1 ? out : in)[q * plane + src];
   }
 #pragma unroll
@@ -42,7 +44,8 @@ int main() {
   cudaMalloc(&b, sizeof(float) * Q * plane);
   cudaMemset(a, 0, sizeof(float) * Q * plane);
   cudaMemset(b, 0, sizeof(float) * Q * plane);
-  const char* names[4] = {"ab_pull (shifted loads)", "aa_even (aligned, in place)", "aa_odd (shifted loads and stores, in place)", "copy (aligned)"};
+  const char* names[4] = {"ab_pull (shifted loads)", "aa_even (aligned, in place)",
+                          "aa_odd (shifted loads and stores, in place)", "copy (aligned)"};
   const int blocks = int((plane + 255) / 256);
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
