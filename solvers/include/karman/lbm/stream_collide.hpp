@@ -24,8 +24,10 @@
 #include <karman/core/block_grid_view.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/neighbours.hpp>
+#include <karman/lbm/block_tile.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/collision.hpp>
+#include <karman/lbm/moment_transforms.hpp>
 #include <karman/lbm/precision.hpp>
 #include <karman/lbm/regularized_boundary.hpp>
 
@@ -323,6 +325,63 @@ struct StreamCollide {
     update(v, InRowNeighbours<L::D>(v, r.offsets), r.planes);
   }
 
+  /// On CPUs the non-boundary blocks of a block-sparse grid run whole (for_each_block.hpp):
+  /// no flags, every neighbour block stored, and each population of a block one run.
+  static constexpr bool by_blocks = !Feat::flags && streams_by_block_tiles<Layout, typename N::topology_type>;
+
+  /// The update of every voxel of non-boundary block b (by_blocks): each population's upstream
+  /// values pulled into a tile (block_tile.hpp), the collision vectorised across the block's
+  /// voxels, the result written to the block's own runs (AB, AA even) or pushed to the
+  /// downstream voxels (AA odd), slot for slot as load() and store() address them.
+  KARMAN_KERNEL_BODY KARMAN_FLATTEN void update_block(block_index_t b) const {
+    using Tile = typename BlockTileOf<typename N::topology_type>::type;
+    using Word = storage_t<P>;
+    constexpr int voxels = Tile::shape::voxels;
+    const index_t first = index_t(b) * voxels;
+    const block_index_t* row = access.topology.neighbours.data() + index_t(b) * Tile::shape::directions;
+    Word tile[L::Q][voxels];
+    const Word* from[L::Q];
+    Word* to[L::Q];
+    static_for<L::Q>([&](auto population) {
+      constexpr int i = population;
+      // The slot load() reads population i from, and the one store() writes it to.
+      constexpr int read = Kind == StepKind::aa_odd ? L::opposite(i) : i;
+      constexpr int written = Kind == StepKind::aa_even ? L::opposite(i) : i;
+      // The rest population, and every population of the AA even step, stays in its voxel.
+      if constexpr (Kind == StepKind::aa_even || i == L::rest) {
+        from[i] = &access.src(first, read);
+        to[i] = &access.dst(first, written);
+      } else {
+        const auto run = [&](block_index_t n) { return &access.src(index_t(n) * voxels, read); };
+        Tile::template pull<L::c(i, 0), L::c(i, 1), L::c(i, 2)>(row, run, tile[i]);
+        from[i] = tile[i];
+        to[i] = Kind == StepKind::aa_odd ? tile[i] : &access.dst(first, written);
+      }
+    });
+    KARMAN_SIMD
+    for (int l = 0; l < voxels; ++l) {
+      T f[L::Q];
+      KARMAN_UNROLL
+      for (int i = 0; i < L::Q; ++i) {
+        f[i] = decode_population<L, P>(from[i][l], Kind == StepKind::aa_odd ? L::opposite(i) : i);
+      }
+      relax(first + l, f);
+      KARMAN_UNROLL
+      for (int i = 0; i < L::Q; ++i) {
+        to[i][l] = encode_population<L, P>(f[i], Kind == StepKind::aa_even ? L::opposite(i) : i);
+      }
+    }
+    if constexpr (Kind == StepKind::aa_odd) {
+      static_for<L::Q>([&](auto population) {
+        constexpr int i = population;
+        if constexpr (i != L::rest) {
+          const auto run = [&](block_index_t n) { return &access.dst(index_t(n) * voxels, i); };
+          Tile::template push<L::c(i, 0), L::c(i, 1), L::c(i, 2)>(row, run, tile[i]);
+        }
+      });
+    }
+  }
+
  private:
   template <class S>
   KOKKOS_FORCEINLINE_FUNCTION void update(index_t v, const S& s, const typename access_type::PlaneSpans& planes) const {
@@ -333,6 +392,12 @@ struct StreamCollide {
     }
     T f[L::Q];
     access.load(v, fl, s, planes, f);
+    relax(v, f);
+    access.store(v, s, planes, f);
+  }
+
+  /// Moments and collision of voxel v's populations f, in place: what every path shares.
+  KOKKOS_FORCEINLINE_FUNCTION void relax(index_t v, T (&f)[L::Q]) const {
     T rho, u[3];
     if constexpr (Feat::force_field) {
       T own[3];
@@ -340,10 +405,10 @@ struct StreamCollide {
       moments<L, T, true>(f, own, rho, u);
       Collision::template collide<L, T, true>(f, rho, u, own, rates);
     } else {
+      (void)v;
       moments<L, T, Feat::forced>(f, force, rho, u);
       Collision::template collide<L, T, Feat::forced>(f, rho, u, force, rates);
     }
-    access.store(v, s, planes, f);
   }
 };
 

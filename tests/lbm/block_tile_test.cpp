@@ -1,0 +1,97 @@
+// The CPU launch by blocks of the block-sparse grid (block_tile.hpp, for_each_block.hpp): a
+// tile's pull and push move every voxel's value from and to the neighbour BlockNeighbours
+// names, for every stencil offset in 2D and 3D, and the stream-collide kernel runs by blocks
+// exactly where it may (non-boundary blocks, layouts whose blocks hold each component as one
+// run). That the updates equal the dense grid's bitwise is SparseSolver.SameFieldsAsDenseBitwise.
+#include <karman/core/block_neighbours.hpp>
+#include <karman/core/block_sparse_grid.hpp>
+#include <karman/core/for_each_block.hpp>
+#include <karman/core/layouts.hpp>
+#include <karman/lbm/block_tile.hpp>
+#include <karman/lbm/collision.hpp>
+#include <karman/lbm/d2q9.hpp>
+#include <karman/lbm/d3q19.hpp>
+#include <karman/lbm/moment_transforms.hpp>
+#include <karman/lbm/stream_collide.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace karman;
+using namespace karman::lbm;
+
+/// Pulls and pushes every block of a periodic box of 3 blocks along each axis (so the blocks
+/// on either side of a block differ) for every offset c, against BlockNeighbours.
+template <int Dim, int B>
+void expect_tiles_follow_neighbours() {
+  using Grid = BlockSparseGrid<Dim, B, Kokkos::HostSpace>;
+  using Shape = BlockShape<Dim, B>;
+  const Extents box{3 * B, 3 * B, Dim == 3 ? 3 * B : 1};
+  const Grid grid(
+      "tile_grid", box, {true, true, Dim == 3}, [](int, int, int) { return true; },
+      [](int, int, int) { return false; });
+  const auto& view = grid.view();
+  ASSERT_EQ(view.blocks, Dim == 3 ? 27 : 9);
+  std::vector<long> values(std::size_t(view.blocks) * Shape::voxels);
+  for (std::size_t v = 0; v < values.size(); ++v) values[v] = long(v);
+  const auto run = [&](block_index_t n) { return values.data() + index_t(n) * Shape::voxels; };
+  int checked = 0;
+  for (block_index_t b = 0; b < view.blocks; ++b) {
+    const block_index_t* row = view.neighbours.data() + index_t(b) * Shape::directions;
+    static_for<Shape::directions>([&](auto direction) {
+      constexpr int cx = Shape::direction_offset(direction, 0), cy = Shape::direction_offset(direction, 1),
+                    cz = Shape::direction_offset(direction, 2);
+      const std::string what = "block " + std::to_string(b) + " c (" + std::to_string(cx) + ", " + std::to_string(cy) +
+                               ", " + std::to_string(cz) + ")";
+      long tile[Shape::voxels];
+      BlockTile<Dim, B>::template pull<cx, cy, cz>(row, run, tile);
+      for (int l = 0; l < Shape::voxels; ++l) {
+        const BlockNeighbours<Dim, B, Kokkos::HostSpace> n(b, l, view);
+        ASSERT_EQ(tile[l], long(n.at(-cx, -cy, -cz))) << what << " pull into voxel " << l;
+      }
+      std::vector<long> pushed(values.size(), -1);
+      for (int l = 0; l < Shape::voxels; ++l) tile[l] = 1000000 + l;
+      BlockTile<Dim, B>::template push<cx, cy, cz>(
+          row, [&](block_index_t n) { return pushed.data() + index_t(n) * Shape::voxels; }, tile);
+      for (int l = 0; l < Shape::voxels; ++l) {
+        const BlockNeighbours<Dim, B, Kokkos::HostSpace> n(b, l, view);
+        ASSERT_EQ(pushed[std::size_t(n.at(cx, cy, cz))], 1000000 + l) << what << " push from voxel " << l;
+      }
+      long written = 0;
+      for (long p : pushed) written += p >= 0;
+      ASSERT_EQ(written, Shape::voxels) << what << ": a push writes one value a voxel, nothing else";
+      ++checked;
+    });
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_EQ(checked, view.blocks * Shape::directions);
+}
+
+TEST(BlockTile, PullAndPushFollowTheNeighbourTable3D) { expect_tiles_follow_neighbours<3, 4>(); }
+
+TEST(BlockTile, PullAndPushFollowTheNeighbourTable2D) { expect_tiles_follow_neighbours<2, 8>(); }
+
+TEST(BlockTile, StreamCollideRunsByBlocksWhereItMay) {
+  using Space = Kokkos::DefaultExecutionSpace::memory_space;
+  using N3 = BlockNeighbours<3, 4, Space>;
+  using Bulk = Features<false, false>;
+  using Walls = Features<true, false>;
+  constexpr auto ab = StepKind::ab_pull;
+  // Non-boundary blocks in SoA and in the block-chunked CSoA the sparse grid uses.
+  EXPECT_TRUE((StreamCollide<D3Q19, float, SoA, Space, BGK, ab, Bulk, N3>::by_blocks));
+  EXPECT_TRUE((StreamCollide<D3Q19, float, CSoA<64>, Space, BGK, StepKind::aa_odd, Bulk, N3>::by_blocks));
+  EXPECT_TRUE((StreamCollide<D2Q9, double, CSoA<64>, Space, BGK, ab, Bulk, BlockNeighbours<2, 8, Space>>::by_blocks));
+  // Not where a block's component is split (a chunk smaller than a block) or interleaved (AoS),
+  // not with walls, and not on the dense grid (which runs by rows).
+  EXPECT_FALSE((StreamCollide<D3Q19, float, CSoA<32>, Space, BGK, ab, Bulk, N3>::by_blocks));
+  EXPECT_FALSE((StreamCollide<D3Q19, float, AoS, Space, BGK, ab, Bulk, N3>::by_blocks));
+  EXPECT_FALSE((StreamCollide<D3Q19, float, SoA, Space, BGK, ab, Walls, N3>::by_blocks));
+  EXPECT_FALSE((StreamCollide<D3Q19, float, SoA, Space, BGK, ab, Bulk>::by_blocks));
+  EXPECT_TRUE((runs_by_blocks<StreamCollide<D3Q19, float, SoA, Space, BGK, ab, Bulk, N3>>));
+}
+
+}  // namespace
