@@ -8,7 +8,8 @@
 /// collision then runs across the tile's voxels as one loop the compiler vectorises, as the
 /// dense grid's x-rows do (for_each_row.hpp). The AA odd step pushes the collided tile back the
 /// same way. Per voxel each value goes through the same reads, the same decode and the same
-/// arithmetic as in the per-voxel update, so the results are bitwise those of the GPU path.
+/// arithmetic as in the per-voxel update, so the results are bitwise those of that update (and of
+/// the dense grid: SparseSolver.SameFieldsAsDenseBitwise).
 
 #include <karman/core/backend_traits.hpp>
 #include <karman/core/block_grid_view.hpp>
@@ -18,6 +19,14 @@
 
 #include <cstring>
 #include <utility>
+
+/// Whether the host compiler offers vector types and __builtin_shufflevector (clang; GCC from
+/// 12). Device compilers never run the CPU launch by blocks.
+#if !defined(__CUDACC__) && !defined(__HIPCC__) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
+#define KARMAN_VECTOR_SHUFFLE 1
+#else
+#define KARMAN_VECTOR_SHUFFLE 0
+#endif
 
 namespace karman::lbm {
 
@@ -143,7 +152,7 @@ struct BlockTile {
   /// and clang's vector extensions a row is two loads, one shuffle and one store.
   template <int cx, class Word>
   static void shift_row(const Word* in, const Word* edge, Word* out) {
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(__HIPCC__)
+#if KARMAN_VECTOR_SHUFFLE
     // Rows up to 32 bytes (an AVX register); wider vectors would change the calling
     // convention of the shuffle with the instruction set (GCC's -Wpsabi).
     if constexpr (sizeof(Word) * B <= 32) {
@@ -162,7 +171,7 @@ struct BlockTile {
     }
   }
 
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(__HIPCC__)
+#if KARMAN_VECTOR_SHUFFLE
   /// Lanes x - cx of `in`, or of `edge` where x - cx leaves [0, B): lanes of the pair (in, edge)
   /// numbered 0 .. 2B - 1.
   template <int cx, class Vector, int... x>
