@@ -153,15 +153,13 @@ struct BlockTile {
   template <int cx, class Word>
   static void shift_row(const Word* in, const Word* edge, Word* out) {
 #if KARMAN_VECTOR_SHUFFLE
-    // Rows up to 32 bytes (an AVX register); wider vectors would change the calling
-    // convention of the shuffle with the instruction set (GCC's -Wpsabi).
+    // Rows up to 32 bytes (an AVX register; two SSE registers without AVX).
     if constexpr (sizeof(Word) * B <= 32) {
       typedef Word Vector __attribute__((vector_size(sizeof(Word) * B)));
       Vector a, b;
       std::memcpy(&a, in, sizeof a);
       std::memcpy(&b, edge, sizeof b);
-      const Vector shifted = shuffle<cx>(a, b, std::make_integer_sequence<int, B>{});
-      std::memcpy(out, &shifted, sizeof shifted);
+      store_shifted<cx>(a, b, out, std::make_integer_sequence<int, B>{});
       return;
     }
 #endif
@@ -172,11 +170,13 @@ struct BlockTile {
   }
 
 #if KARMAN_VECTOR_SHUFFLE
-  /// Lanes x - cx of `in`, or of `edge` where x - cx leaves [0, B): lanes of the pair (in, edge)
-  /// numbered 0 .. 2B - 1.
-  template <int cx, class Vector, int... x>
-  static Vector shuffle(const Vector& in, const Vector& edge, std::integer_sequence<int, x...>) {
-    return __builtin_shufflevector(in, edge, (x - cx < 0 ? 2 * B - 1 : (x - cx >= B ? B : x - cx))...);
+  /// Stores lanes x - cx of `in`, or of `edge` where x - cx leaves [0, B), to out[x]: lanes of
+  /// the pair (in, edge) numbered 0 .. 2B - 1. Vectors pass by reference only: one returned by
+  /// value changes the calling convention with the instruction set (GCC's -Wpsabi).
+  template <int cx, class Vector, class Word, int... x>
+  static void store_shifted(const Vector& in, const Vector& edge, Word* out, std::integer_sequence<int, x...>) {
+    const Vector shifted = __builtin_shufflevector(in, edge, (x - cx < 0 ? 2 * B - 1 : (x - cx >= B ? B : x - cx))...);
+    std::memcpy(out, &shifted, sizeof shifted);
   }
 #endif
 
