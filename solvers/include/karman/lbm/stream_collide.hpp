@@ -344,9 +344,7 @@ struct StreamCollide {
     Word* to[L::Q];
     static_for<L::Q>([&](auto population) {
       constexpr int i = population;
-      // The slot load() reads population i from, and the one store() writes it to.
-      constexpr int read = Kind == StepKind::aa_odd ? L::opposite(i) : i;
-      constexpr int written = Kind == StepKind::aa_even ? L::opposite(i) : i;
+      constexpr int read = read_slot(i), written = written_slot(i);
       // The rest population, and every population of the AA even step, stays in its voxel.
       if constexpr (Kind == StepKind::aa_even || i == L::rest) {
         from[i] = &access.src(first, read);
@@ -363,12 +361,12 @@ struct StreamCollide {
       T f[L::Q];
       KARMAN_UNROLL
       for (int i = 0; i < L::Q; ++i) {
-        f[i] = decode_population<L, P>(from[i][l], Kind == StepKind::aa_odd ? L::opposite(i) : i);
+        f[i] = decode_population<L, P>(from[i][l], read_slot(i));
       }
       relax(first + l, f);
       KARMAN_UNROLL
       for (int i = 0; i < L::Q; ++i) {
-        to[i][l] = encode_population<L, P>(f[i], Kind == StepKind::aa_even ? L::opposite(i) : i);
+        to[i][l] = encode_population<L, P>(f[i], written_slot(i));
       }
     }
     if constexpr (Kind == StepKind::aa_odd) {
@@ -383,6 +381,11 @@ struct StreamCollide {
   }
 
  private:
+  /// The slot population i is read from and the slot it is written to by a voxel away from
+  /// walls, as load() and store() address them (each word decoded and encoded with its slot).
+  static constexpr int read_slot(int i) { return Kind == StepKind::aa_odd ? L::opposite(i) : i; }
+  static constexpr int written_slot(int i) { return Kind == StepKind::aa_even ? L::opposite(i) : i; }
+
   template <class S>
   KOKKOS_FORCEINLINE_FUNCTION void update(index_t v, const S& s, const typename access_type::PlaneSpans& planes) const {
     flag_t fl = 0;
