@@ -9,6 +9,7 @@
 #include <karman/core/geometry/sphere_pack.hpp>
 #include <karman/lbm/cases/cavity.hpp>
 #include <karman/lbm/cases/channel.hpp>
+#include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/compiled_variants.hpp>
 #include <karman/lbm/solver_factory.hpp>
 #include <karman/lbm/sparse_memory.hpp>
@@ -168,6 +169,47 @@ TEST(SparseSolver, SameFieldsAsDenseBitwise) {
     }
   }
   ASSERT_GT(compared, 0) << "no lattice is compiled in float or double with soa and csoa for both grids";
+}
+
+// The boundary kernels are built for walls at rest unless a wall the kernels bounce off moves:
+// a solid voxel of a boundary id with a velocity, or the id-0 wall past a closed side. An inlet's
+// velocity is no wall's.
+TEST(SparseSolver, WallsMoveOnlyForSolidVoxelsOfAMovingBoundary) {
+  BoundaryTable table;
+  table.values[1].u[0] = 0.05;  // a velocity inlet's
+  const flag_t wall = flags::make(CellKind::solid, 2, 0);
+  const flag_t inlet = flags::make(CellKind::velocity_boundary, 1, 0);
+  const std::vector<flag_t> words{flags::make(CellKind::fluid, 0, 0), inlet, wall};
+  EXPECT_FALSE(walls_move(words, table, false));
+  EXPECT_FALSE(walls_move(words, table, true)) << "the id-0 wall is at rest";
+  table.values[2].u[1] = -0.01;
+  EXPECT_TRUE(walls_move(words, table, false)) << "solid voxels of id 2 move";
+  table.values[2].u[1] = 0;
+  table.values[0].u[2] = 0.1;
+  EXPECT_FALSE(walls_move(words, table, false)) << "no voxel of id 0 and no closed side";
+  EXPECT_TRUE(walls_move(words, table, true)) << "the wall past a closed side moves";
+}
+
+// Solid voxels sharing an aligned group (a GPU sector of each population) with a fluid voxel
+// are marked so the AB update writes them too; groups without fluid and fluid words are left.
+TEST(SparseSolver, TransactionFillersShareAGroupWithFluid) {
+  const flag_t solid = flags::make(CellKind::solid, 3, 0);
+  const flag_t fluid = flags::make(CellKind::fluid, 0, 0b110);
+  std::vector<flag_t> words(12, solid);
+  words[5] = fluid;   // second group of 4
+  words[10] = fluid;  // third group, which ends the vector
+  std::vector<flag_t> marked = words;
+  mark_transaction_fillers(marked, 4);
+  for (std::size_t v = 0; v < words.size(); ++v) {
+    const bool fills = v >= 4 && v != 5 && v != 10;
+    EXPECT_EQ(flags::fills_transaction(marked[v]), fills) << "voxel " << v;
+    EXPECT_EQ(flags::kind(marked[v]), flags::kind(words[v])) << "voxel " << v;
+    EXPECT_EQ(flags::id(marked[v]), flags::id(words[v])) << "voxel " << v;
+    if (!fills) EXPECT_EQ(marked[v], words[v]) << "voxel " << v;
+  }
+  std::vector<flag_t> unmarked = words;
+  mark_transaction_fillers(unmarked, 0);
+  EXPECT_EQ(unmarked, words);
 }
 
 // The grid stores the pore space and its wall layer only: fully solid blocks of a pack are

@@ -30,6 +30,15 @@ inline constexpr bool runs_by_blocks = false;
 template <class Functor>
 inline constexpr bool runs_by_blocks<Functor, std::void_t<decltype(Functor::by_blocks)>> = Functor::by_blocks;
 
+/// True when Functor declares `visits_inactive_voxels = true`: it is called for the inactive
+/// voxels of the blocks it runs too, and tells them apart itself (StreamCollide writes whole
+/// memory transactions with them). The mask test it spares is one dependent read less.
+template <class Functor, class = void>
+inline constexpr bool visits_inactive_voxels = false;
+template <class Functor>
+inline constexpr bool visits_inactive_voxels<Functor, std::void_t<decltype(Functor::visits_inactive_voxels)>> =
+    Functor::visits_inactive_voxels;
+
 namespace detail {
 /// Calls the wrapped functor on the voxels of set `Set` among those it is launched over.
 /// `TestBit`: the launch spans blocks of both kinds (bitmask grouping). The non-boundary
@@ -42,7 +51,7 @@ struct BlockSetVoxels {
     if constexpr (TestBit && Set != BlockSet::all) {
       if (grid.boundary(grid.block_of(v)) != (Set == BlockSet::boundary)) return;
     }
-    if constexpr (Set != BlockSet::non_boundary) {
+    if constexpr (Set != BlockSet::non_boundary && !visits_inactive_voxels<Functor>) {
       if (!grid.active(v)) return;
     }
     functor(v);
@@ -81,7 +90,8 @@ void launch_block_set(const std::string& label, BlockRange blocks, const GridVie
 }  // namespace detail
 
 /// Calls `functor(voxel)` for every active voxel of the stored blocks [blocks.begin,
-/// blocks.end) on `space` (asynchronous): a group of a rank's blocks, such as its shared blocks
+/// blocks.end) on `space` (asynchronous; every voxel for a functor that
+/// visits_inactive_voxels): a group of a rank's blocks, such as its shared blocks
 /// (BlockSparseGrid::group_blocks), whatever their kind.
 template <class... Properties, class ExecutionSpace, int Dim, int B, class MemorySpace, class Functor>
 void for_each(const std::string& label, const BlockSparseGrid<Dim, B, MemorySpace>& grid, BlockRange blocks,
@@ -91,7 +101,8 @@ void for_each(const std::string& label, const BlockSparseGrid<Dim, B, MemorySpac
 }
 
 /// Calls `functor(voxel)` for every active voxel of the blocks of `set` on `space`
-/// (asynchronous), one work item per voxel of the blocks spanned, so consecutive work items
+/// (asynchronous; every voxel of a boundary block for a functor that visits_inactive_voxels),
+/// one work item per voxel of the blocks spanned, so consecutive work items
 /// are consecutive voxels of a block and read a block's chunk of each component together.
 /// `voxel` is the grid's voxel index (BlockGridView::voxel_of). `Properties` are further
 /// Kokkos policy properties, e.g. `Kokkos::LaunchBounds<256, 1>`. On CPU backends a functor

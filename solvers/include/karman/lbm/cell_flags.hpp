@@ -3,14 +3,17 @@
 /// One 32-bit word per voxel says what it is and which of its populations cannot be pulled
 /// from a fluid neighbour, so the fused kernel reads one word instead of Q neighbour flags:
 ///   bits 0..26  bit i set: the source voxel x - c_i is not fluid (wall, or outside the
-///               domain behind an inlet/outlet): population i is bounced back (or rebuilt)
+///               domain behind an inlet/outlet): population i is bounced back (or rebuilt);
+///               unused by solid voxels but bit 0 (flags::transaction_filler)
 ///   bits 27..28 kind: fluid, solid, velocity boundary, pressure boundary
 ///   bits 29..31 boundary id: index into the BoundaryTable (wall velocity, or the prescribed
 ///               density/velocity of an inlet/outlet)
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace karman::lbm {
 
@@ -45,6 +48,11 @@ KOKKOS_INLINE_FUNCTION constexpr int id(flag_t f) { return int(f >> id_shift); }
 KOKKOS_INLINE_FUNCTION constexpr flag_t mask(flag_t f) { return f & mask_bits; }
 /// True when population i's source voxel is not fluid.
 KOKKOS_INLINE_FUNCTION constexpr bool blocked(flag_t f, int i) { return (f >> i) & 1u; }
+/// A solid voxel's mask bits are otherwise unused. This one marks a solid voxel whose slots
+/// share a memory transaction with a fluid voxel's (mark_transaction_fillers).
+inline constexpr flag_t transaction_filler = 1;
+/// True for a solid voxel marked transaction_filler.
+KOKKOS_INLINE_FUNCTION constexpr bool fills_transaction(flag_t f) { return (f & transaction_filler) != 0; }
 }  // namespace flags
 
 /// Prescribed values of one boundary id: a wall's velocity, or an inlet/outlet's density or
@@ -81,5 +89,43 @@ struct BoundaryTable {
   BoundaryValue values[max_boundaries];
   KOKKOS_INLINE_FUNCTION const BoundaryValue& operator[](int id) const { return values[id]; }
 };
+
+/// Marks transaction_filler every solid voxel among `flag_words` that shares an aligned group
+/// of `group` consecutive voxels with a non-solid one: on a block-sparse grid the words of
+/// consecutive voxels of a block are consecutive in each population's run, so a group is what
+/// one memory transaction of a population holds. The AB update writes such a voxel's slots
+/// too (StreamCollide::writes_transaction_fillers): a GPU sector that a step writes only in
+/// part costs the memory a read to merge it (H100: 164 MB of a boundary kernel's 940 MB a
+/// step at porosity 0.3, docs/performance.md). `group` 0 marks nothing.
+inline void mark_transaction_fillers(std::vector<flag_t>& flag_words, std::size_t group) {
+  if (group == 0) return;
+  for (std::size_t first = 0; first < flag_words.size(); first += group) {
+    const std::size_t end = first + group < flag_words.size() ? first + group : flag_words.size();
+    bool fluid = false;
+    for (std::size_t v = first; v < end; ++v) fluid = fluid || flags::kind(flag_words[v]) != CellKind::solid;
+    if (!fluid) continue;
+    for (std::size_t v = first; v < end; ++v) {
+      if (flags::kind(flag_words[v]) == CellKind::solid) flag_words[v] |= flags::transaction_filler;
+    }
+  }
+}
+
+/// Whether a wall the kernels bounce populations off moves: a solid voxel among `flag_words`
+/// whose boundary id has a nonzero velocity, or, with `outside_walls`, the wall of id 0 that
+/// stands past a non-periodic side. When none moves, Ladd's moving-wall term is zero
+/// everywhere, and the kernels skip the two reads it takes per bounced population (the
+/// source's flag word, then its boundary's velocity).
+inline bool walls_move(const std::vector<flag_t>& flag_words, const BoundaryTable& boundaries, bool outside_walls) {
+  bool moves[max_boundaries];
+  for (int id = 0; id < max_boundaries; ++id) {
+    const double* u = boundaries[id].u;
+    moves[id] = u[0] != 0 || u[1] != 0 || u[2] != 0;
+  }
+  if (outside_walls && moves[0]) return true;
+  for (const flag_t f : flag_words) {
+    if (flags::kind(f) == CellKind::solid && moves[flags::id(f)]) return true;
+  }
+  return false;
+}
 
 }  // namespace karman::lbm

@@ -169,6 +169,9 @@ class SparseSolverCore : public SparseFlowSolver {
     return {m_f[0], m_pattern == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_grid.view()};
   }
 
+  /// Whether a wall of the case moves (walls_move()): the boundary kernels then add Ladd's term.
+  bool moving_walls() const { return m_walls_move; }
+
   grid_type m_grid;
   T m_force[3] = {0, 0, 0};
 
@@ -300,6 +303,16 @@ class SparseSolverCore : public SparseFlowSolver {
         if (b >= owned.begin && b < owned.end && flags::kind(flag_words[v]) != CellKind::solid) ++m_fluid_voxels;
       }
     }
+    // GPUs: the AB update writes the solid voxels that share a sector with fluid ones
+    // (StreamCollide::writes_transaction_fillers). CPUs read a whole cache line before writing
+    // any part of it, and gain nothing.
+    if (m_pattern == Pattern::ab && BackendTraits<execution_space>::is_gpu) {
+      mark_transaction_fillers(flag_words,
+                               std::size_t(BackendTraits<execution_space>::transaction_bytes) / sizeof(storage_type));
+    }
+    bool closed_side = false;  // past it stand walls of id 0 (outside_flag)
+    for (int a = 0; a < L::D; ++a) closed_side = closed_side || !m_grid.periodic(a);
+    m_walls_move = walls_move(flag_words, m_boundaries, closed_side);
     m_flags = Kokkos::View<flag_t*, MemorySpace>("karman::sparse_flags", n);
     Kokkos::deep_copy(m_flags, Kokkos::View<const flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                                    flag_words.data(), n));
@@ -329,6 +342,7 @@ class SparseSolverCore : public SparseFlowSolver {
   BoundaryTable m_boundaries;
   field_type m_f[2];
   Kokkos::View<flag_t*, MemorySpace> m_flags;
+  bool m_walls_move = true;  ///< walls_move(): whether the boundary kernels add Ladd's term
   index_t m_fluid_voxels = 0;
   std::int64_t m_steps = 0;
 };
@@ -340,9 +354,17 @@ template <class L, class Prec, class Layout, class Collision, Pattern P, bool Fo
 class SparseSolver final : public SparseSolverCore<L, Prec, Layout, MemorySpace> {
   using Core = SparseSolverCore<L, Prec, Layout, MemorySpace>;
   using typename Core::T;
-  /// Kernel features of non-boundary blocks (no flag word, no boundary code) and of boundary blocks.
+  /// Kernel features of non-boundary blocks (no flag word, no boundary code) and of boundary
+  /// blocks, in two builds: with Ladd's moving-wall term, and for cases whose walls are all at
+  /// rest (porous media), which read no wall's flag word.
   using BulkFeatures = Features<false, Forced>;
   using BoundaryFeatures = Features<true, Forced>;
+  using RestingBoundaryFeatures = Features<true, Forced, false, false>;
+  /// Launch bounds of the boundary kernels: 4 blocks of 256 threads an SM (64 registers) where
+  /// a voxel's populations fit, FP32 D3Q19 and D2Q9. Boundary blocks are latency-bound (half
+  /// their lanes are solid voxels), and the occupancy pays: H200, 256^3, random porosity 0.3,
+  /// +5.7 % (docs/performance.md). D3Q27 and FP64 would spill, and keep the default.
+  using BoundaryLaunch = Kokkos::LaunchBounds<256, (sizeof(T) == 4 && L::Q <= 19) ? 4 : 1>;
 
  public:
   using typename Core::execution_space;
@@ -371,21 +393,30 @@ class SparseSolver final : public SparseSolverCore<L, Prec, Layout, MemorySpace>
   /// Interior: boundary blocks with flags, non-boundary blocks without, on one instance in that
   /// order. Shared: both shared groups with flags (they hold blocks of either kind). As on the
   /// dense box every slot is read and written by one voxel within a step (stream_collide.hpp),
-  /// so the order does not change the result.
+  /// so the order does not change the result. The boundary kernels are those of the case's
+  /// walls: moving, or all at rest.
   template <StepKind K>
+  void launch(BlockPart part) const {
+    if (this->moving_walls()) {
+      launch<K, BoundaryFeatures>(part);
+    } else {
+      launch<K, RestingBoundaryFeatures>(part);
+    }
+  }
+  template <StepKind K, class Boundary>
   void launch(BlockPart part) const {
     const execution_space space;
     const grid_type& grid = this->m_grid;
     if (part == BlockPart::shared) {
       // Both shared groups; on one rank they are empty and launch nothing.
       for (int g : {1, 3}) {
-        for_each<StreamCollideLaunch>("karman::sparse_stream_collide_shared", grid, grid.group_blocks(g), space,
-                                      kernel<K, BoundaryFeatures>());
+        for_each<BoundaryLaunch>("karman::sparse_stream_collide_shared", grid, grid.group_blocks(g), space,
+                                 kernel<K, Boundary>());
       }
       return;
     }
-    for_each<StreamCollideLaunch>("karman::sparse_stream_collide_boundary", grid, BlockSet::boundary, space,
-                                  kernel<K, BoundaryFeatures>());
+    for_each<BoundaryLaunch>("karman::sparse_stream_collide_boundary", grid, BlockSet::boundary, space,
+                             kernel<K, Boundary>());
     for_each<StreamCollideLaunch>("karman::sparse_stream_collide_non_boundary", grid, BlockSet::non_boundary, space,
                                   kernel<K, BulkFeatures>());
   }
