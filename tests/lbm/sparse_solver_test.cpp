@@ -205,7 +205,9 @@ TEST(SparseSolver, TransactionFillersShareAGroupWithFluid) {
     EXPECT_EQ(flags::fills_transaction(marked[v]), fills) << "voxel " << v;
     EXPECT_EQ(flags::kind(marked[v]), flags::kind(words[v])) << "voxel " << v;
     EXPECT_EQ(flags::id(marked[v]), flags::id(words[v])) << "voxel " << v;
-    if (!fills) EXPECT_EQ(marked[v], words[v]) << "voxel " << v;
+    if (!fills) {
+      EXPECT_EQ(marked[v], words[v]) << "voxel " << v;
+    }
   }
   std::vector<flag_t> unmarked = words;
   mark_transaction_fillers(unmarked, 0);

@@ -338,8 +338,8 @@ struct StreamCollide {
   /// The AB update on a block-sparse grid writes the slots of the solid voxels marked
   /// flags::transaction_filler as well, with the rest weights: in AB no step reads a solid
   /// voxel's slots (a bounced population comes from the voxel's own), and a memory transaction
-  /// shared with a fluid voxel is then written whole. The launch passes the blocks' inactive
-  /// voxels too (for_each_block.hpp); their flag word says solid.
+  /// shared with a fluid voxel is then written whole. On GPUs the launch passes the blocks'
+  /// inactive voxels too (for_each_block.hpp); their flag word says solid.
   static constexpr bool writes_transaction_fillers =
       Feat::flags && Kind == StepKind::ab_pull && is_block_grid<typename N::topology_type>;
   static constexpr bool visits_inactive_voxels = writes_transaction_fillers;
