@@ -105,9 +105,8 @@ void for_each(const std::string& label, const BlockSparseGrid<Dim, B, MemorySpac
 
 /// Calls `functor(voxel)` for every active voxel of the blocks of `set` on `space`
 /// (asynchronous; on GPUs every voxel of a boundary block for a functor that
-/// visits_inactive_voxels),
-/// one work item per voxel of the blocks spanned, so consecutive work items
-/// are consecutive voxels of a block and read a block's chunk of each component together.
+/// visits_inactive_voxels), one work item per voxel of the blocks spanned, so consecutive work
+/// items are consecutive voxels of a block and read a block's chunk of each component together.
 /// `voxel` is the grid's voxel index (BlockGridView::voxel_of). `Properties` are further
 /// Kokkos policy properties, e.g. `Kokkos::LaunchBounds<256, 1>`. On CPU backends a functor
 /// that runs by blocks runs the non-boundary set by blocks (see the file comment).
