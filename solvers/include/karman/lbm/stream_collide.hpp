@@ -188,11 +188,7 @@ struct PopulationAccess {
   /// rest (Features::moving_walls off) it reads nothing, and the bounced population needs no
   /// neighbour index either.
   KOKKOS_INLINE_FUNCTION T wall_term(index_t wall, int i) const {
-    if constexpr (!Feat::moving_walls) {
-      (void)wall;
-      (void)i;
-      return T(0);
-    }
+    if constexpr (!Feat::moving_walls) return T(0);
     flag_t fw;
     if constexpr (has_absent_neighbours<N>) {
       fw = wall == absent_voxel ? outside_flag : flags(wall);
