@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -139,6 +140,17 @@ TYPED_TEST(FieldTest, WrapsExistingMemoryUnmanaged) {
   Field<const double, TypeParam, Kokkos::HostSpace> view(host_storage.data(), groups, 3);
   for (index_t v = 0; v < groups.total(); ++v)
     for (int q = 0; q < 3; ++q) ASSERT_EQ(view(v, q), pattern(v, q));
+}
+
+TYPED_TEST(FieldTest, AddressOfIsTheElementsAddress) {
+  // A host field: address_of only computes, and the element's address is where a prefetch
+  // hint must point. Past the field it still computes (no group is looked up, nothing is read).
+  Field<float, TypeParam, Kokkos::HostSpace> f("f", part.groups(), 3);
+  for (index_t v = 0; v < f.voxels(); ++v)
+    for (int q = 0; q < 3; ++q)
+      ASSERT_EQ(f.address_of(f.span_of(v), v, q), reinterpret_cast<std::uintptr_t>(&f(v, q))) << v << " " << q;
+  const index_t last = f.voxels() - 1;
+  EXPECT_NE(f.address_of(f.span_of(last), last + 1000, 2), std::uintptr_t(0));
 }
 
 TEST(Field, HalfPrecisionStorage) {

@@ -3,6 +3,7 @@
 // only, and gives them the neighbours Neighbours gives; ranges that are not whole rows, and
 // functors that do not run by rows, go per voxel. A rerunnable functor's voxels are visited
 // once or twice (the overlapping last chunk of a run), never outside the range or the mask.
+// A functor with prefetch hints gets one ahead of every chunk the row path runs, on CPUs only.
 #include <karman/core/backend_traits.hpp>
 #include <karman/core/for_each_row.hpp>
 #include <karman/core/neighbours.hpp>
@@ -153,6 +154,56 @@ TEST(ForEachRow, RerunnableRowsRunInChunksInsideTheirRuns) {
         EXPECT_GT(twice, 0) << "nx " << nx << ": no chunk overlapped";
       }
     }
+  }
+}
+
+/// RecordVisits that also offers prefetch hints: each hint marks the chunk it runs ahead of.
+template <bool Rerunnable>
+struct RecordHints : RecordVisits<3, true, Rerunnable> {
+  using Row = typename RecordVisits<3, true, Rerunnable>::Row;
+  Kokkos::View<int*> hinted;  ///< chunk starts whose hint came, indexed by voxel
+  KOKKOS_INLINE_FUNCTION void prefetch(index_t v, const Row&) const {
+    const index_t chunk = v - row_prefetch_distance;
+    if (chunk >= 0 && chunk < index_t(hinted.extent(0))) Kokkos::atomic_add(&hinted(chunk), 1);
+  }
+};
+static_assert(!prefetches_rows<RecordVisits<3, true>>, "no prefetch member, no hints");
+static_assert(prefetches_rows<RecordHints<false>>, "a prefetch(v, row) member is found");
+
+/// Every voxel the row path updates lies in a chunk of row_chunk voxels whose hint came first,
+/// row_prefetch_distance voxels ahead; the voxels the general path takes and GPUs get none.
+template <bool Rerunnable>
+void check_hints(const SlabPartition& part) {
+  const Extents local = part.local();
+  RecordHints<Rerunnable> f;
+  f.local = local;
+  f.visits = Kokkos::View<int*>("visits", local.size());
+  f.path = Kokkos::View<int*>("path", local.size());
+  f.wrong_neighbours = Kokkos::View<int>("wrong");
+  f.hinted = Kokkos::View<int*>("hinted", local.size());
+  for_each_row("rows", part.owned(), Space(), f);
+  auto path = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.path);
+  auto hinted = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.hinted);
+  int hints = 0;
+  for (index_t v = 0; v < local.size(); ++v) hints += hinted(v);
+  if (BackendTraits<Space>::is_gpu) {
+    EXPECT_EQ(hints, 0);
+    return;
+  }
+  EXPECT_GT(hints, 0);
+  for (index_t v = part.owned().begin; v < part.owned().end; ++v) {
+    if (path(v) != row_path) continue;
+    bool covered = false;
+    for (index_t c = v; c > v - row_chunk && c >= 0 && !covered; --c) covered = hinted(c) > 0;
+    ASSERT_TRUE(covered) << "voxel " << v << " (x " << v % local.nx << ") updated with no hint ahead of it";
+  }
+}
+
+TEST(ForEachRow, PrefetchHintsRunAheadOfEveryChunk) {
+  for (const int nx : {5, 17, 40, 70}) {
+    const SlabPartition part(Extents{nx, 3, 4});
+    check_hints<false>(part);
+    check_hints<true>(part);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -120,6 +121,20 @@ class Field {
       (void)span;
       return m_data(m_map.offset(voxel, comp));
     }
+  }
+
+  /// The address of component `comp` of `voxel`, in the group of `span` (see above), as an
+  /// integer for a prefetch hint (prefetch.hpp): computed from the mapping, never dereferenced
+  /// and with no group looked up, so `voxel` may lie past the field.
+  KOKKOS_INLINE_FUNCTION std::uintptr_t address_of(const group_span& span, index_t voxel, int comp) const {
+    index_t offset;
+    if constexpr (has_group_span_v<Layout>) {
+      offset = m_map.offset(span, voxel, comp);
+    } else {
+      (void)span;
+      offset = m_map.offset(voxel, comp);
+    }
+    return reinterpret_cast<std::uintptr_t>(m_data.data()) + std::uintptr_t(offset) * sizeof(T);
   }
 
   /// Components per voxel.

@@ -19,7 +19,10 @@
 ///    updating it once does (it reads nothing it writes, as the AB pull): then a row runs in whole
 ///    chunks of `row_chunk` voxels, the last one ending at the row's end and overlapping the one
 ///    before it, instead of a vector loop and a scalar remainder (which cost as much as half the
-///    vector part: GCC 12 has no masked epilogue on x86).
+///    vector part: GCC 12 has no masked epilogue on x86);
+///  - optionally `void prefetch(index_t v, const Row& r) const`: prefetch hints (prefetch.hpp)
+///    for the lines the updates of voxels [v, v + row_chunk) of r's planes will touch. Each
+///    chunk of `row_chunk` voxels hints those `row_prefetch_distance` voxels ahead.
 /// Any other functor, or a range that does not start and end on a row boundary, runs per voxel
 /// (for_each).
 
@@ -31,6 +34,7 @@
 
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace karman {
 
@@ -46,9 +50,22 @@ inline constexpr bool reruns_voxels = false;
 template <class Functor>
 inline constexpr bool reruns_voxels<Functor, std::void_t<decltype(Functor::rerunnable)>> = Functor::rerunnable;
 
+/// True when Functor offers `prefetch(v, row)` (see the file comment).
+template <class Functor, class = void>
+inline constexpr bool prefetches_rows = false;
+template <class Functor>
+inline constexpr bool prefetches_rows<Functor, std::void_t<decltype(std::declval<const Functor&>().prefetch(
+                                                   index_t(0), std::declval<const typename Functor::Row&>()))>> = true;
+
 /// Voxels per chunk of a rerunnable row: two or four vectors of 8 floats or 4 doubles (256-bit
 /// lanes, what GCC uses for AVX-512 targets by default), one of 16 floats in 512-bit lanes.
 inline constexpr index_t row_chunk = 16;
+
+/// How far ahead of the chunk it updates a row loop hints lines in, in voxels: 1 KiB ahead in
+/// each float stream, a few rows of a small box. 128 to 1024 ran alike on a 2-core EPYC VM
+/// (docs/performance.md, "CPU rows with a software prefetch"); hints at the chunk itself
+/// come too late and only cost instructions.
+inline constexpr index_t row_prefetch_distance = 256;
 
 namespace detail {
 
@@ -92,14 +109,26 @@ struct RowsOf {
       if (end - begin >= row_chunk) {
         for (index_t c = begin;; c += row_chunk) {
           if (c + row_chunk > end) c = end - row_chunk;
+          prefetch(c + row_prefetch_distance, row);
           KARMAN_SIMD
           for (index_t i = 0; i < row_chunk; ++i) functor(c + i, row);
           if (c + row_chunk == end) return;
         }
       }
     }
-    KARMAN_SIMD
-    for (index_t v = begin; v < end; ++v) functor(v, row);
+    // By chunks too, so that the hints keep their distance (the inner loop still vectorises).
+    for (index_t c = begin; c < end; c += row_chunk) {
+      prefetch(c + row_prefetch_distance, row);
+      const index_t stop = c + row_chunk < end ? c + row_chunk : end;
+      KARMAN_SIMD
+      for (index_t v = c; v < stop; ++v) functor(v, row);
+    }
+  }
+
+  /// Hints the lines of voxels [v, v + row_chunk) in, for functors that offer it.
+  template <class Row>
+  KOKKOS_INLINE_FUNCTION void prefetch(index_t v, const Row& row) const {
+    if constexpr (prefetches_rows<Functor>) functor.prefetch(v, row);
   }
 };
 

@@ -23,7 +23,9 @@
 #include <karman/core/backend_traits.hpp>
 #include <karman/core/block_grid_view.hpp>
 #include <karman/core/field.hpp>
+#include <karman/core/for_each_row.hpp>
 #include <karman/core/neighbours.hpp>
+#include <karman/core/prefetch.hpp>
 #include <karman/lbm/block_tile.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/collision.hpp>
@@ -31,6 +33,7 @@
 #include <karman/lbm/precision.hpp>
 #include <karman/lbm/regularized_boundary.hpp>
 
+#include <cstdint>
 #include <type_traits>
 
 namespace karman::lbm {
@@ -105,12 +108,12 @@ inline constexpr flag_t outside_flag = flags::make(CellKind::solid, 0, 0);
 
 /// Voxel x - c_i, the source of population i in a pull.
 template <class L, class N>
-KOKKOS_INLINE_FUNCTION index_t upstream(const N& n, int i) {
+KOKKOS_FORCEINLINE_FUNCTION index_t upstream(const N& n, int i) {
   return n.at(-L::c(i, 0), -L::c(i, 1), -L::c(i, 2));
 }
 /// Voxel x + c_i, where population i goes.
 template <class L, class N>
-KOKKOS_INLINE_FUNCTION index_t downstream(const N& n, int i) {
+KOKKOS_FORCEINLINE_FUNCTION index_t downstream(const N& n, int i) {
   return n.at(L::c(i, 0), L::c(i, 1), L::c(i, 2));
 }
 
@@ -180,6 +183,34 @@ struct PopulationAccess {
       (void)p;
       (void)dz;
       put(v, q, value);
+    }
+  }
+
+  /// Prefetch hints (prefetch.hpp) for the lines holding slot q of voxels [v, v + row_chunk)
+  /// `dz` planes away from the updated one, in the read lattice, and in the written one when
+  /// `write`. A grouped layout takes the plane's span even where v lies past that plane's group:
+  /// an address is only a hint. A grouped layout without plane spans is not prefetched (its
+  /// groups are looked up per voxel).
+  KOKKOS_FORCEINLINE_FUNCTION void prefetch(const PlaneSpans& p, int dz, index_t v, int q, bool write) const {
+    if constexpr (!has_group_span_v<Layout> || by_plane_spans) {
+      constexpr index_t voxels_per_line =
+          BackendTraits<Kokkos::DefaultHostExecutionSpace>::transaction_bytes / index_t(sizeof(storage_t<P>));
+      const auto& field = write ? dst : src;
+      KARMAN_UNROLL
+      for (index_t w = 0; w < row_chunk; w += voxels_per_line) {
+        std::uintptr_t address;
+        if constexpr (by_plane_spans) {
+          address = field.address_of(p.at[1 + dz], v + w, q);
+        } else {
+          (void)dz;
+          address = field.address_of({}, v + w, q);
+        }
+        if (write) {
+          prefetch_for_write(address);
+        } else {
+          prefetch_for_read(address);
+        }
+      }
     }
   }
 
@@ -326,6 +357,21 @@ struct StreamCollide {
 
   /// The update of voxel v.
   KARMAN_KERNEL_BODY void operator()(index_t v) const { update(v, N(v, access.topology), access.plane_spans(v)); }
+  /// Prefetch hints for the updates of voxels [v, v + row_chunk) of row `r`'s planes (the rows
+  /// of for_each_row pass a v some rows ahead of the one they update): the slots load() reads
+  /// away from walls, and the slots an AB update writes (which it would read first otherwise).
+  KOKKOS_FORCEINLINE_FUNCTION void prefetch(index_t v, const Row& r) const {
+    const InRowNeighbours<L::D> s(v, r.offsets);
+    KARMAN_UNROLL
+    for (int i = 0; i < L::Q; ++i) {
+      if constexpr (Kind == StepKind::aa_even) {
+        access.prefetch(r.planes, 0, v, i, false);
+      } else {
+        access.prefetch(r.planes, -L::c(i, L::slab_axis), upstream<L>(s, i), read_slot(i), false);
+      }
+      if constexpr (Kind == StepKind::ab_pull) access.prefetch(r.planes, 0, v, i, true);
+    }
+  }
   /// The update of voxel v strictly inside its x-row `r`.
   KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t v, const Row& r) const {
     update(v, InRowNeighbours<L::D>(v, r.offsets), r.planes);
