@@ -115,26 +115,14 @@ class Field {
   /// Component `comp` of `voxel`, which lies in the group of `span` (from span_of on a voxel
   /// of the same group): the same element as (voxel, comp) without looking the group up.
   KOKKOS_INLINE_FUNCTION T& operator()(const group_span& span, index_t voxel, int comp) const {
-    if constexpr (has_group_span_v<Layout>) {
-      return m_data(m_map.offset(span, voxel, comp));
-    } else {
-      (void)span;
-      return m_data(m_map.offset(voxel, comp));
-    }
+    return m_data(offset_in(span, voxel, comp));
   }
 
   /// The address of component `comp` of `voxel`, in the group of `span` (see above), as an
   /// integer for a prefetch hint (prefetch.hpp): computed from the mapping, never dereferenced
   /// and with no group looked up, so `voxel` may lie past the field.
   KOKKOS_INLINE_FUNCTION std::uintptr_t address_of(const group_span& span, index_t voxel, int comp) const {
-    index_t offset;
-    if constexpr (has_group_span_v<Layout>) {
-      offset = m_map.offset(span, voxel, comp);
-    } else {
-      (void)span;
-      offset = m_map.offset(voxel, comp);
-    }
-    return reinterpret_cast<std::uintptr_t>(m_data.data()) + std::uintptr_t(offset) * sizeof(T);
+    return reinterpret_cast<std::uintptr_t>(m_data.data()) + std::uintptr_t(offset_in(span, voxel, comp)) * sizeof(T);
   }
 
   /// Components per voxel.
@@ -178,6 +166,17 @@ class Field {
   friend class Field;
 
   using table_view = Kokkos::View<const GroupTable, Kokkos::HostSpace>;
+
+  /// Storage offset of component `comp` of `voxel` in the group of `span` (ignored by layouts
+  /// without group spans).
+  KOKKOS_INLINE_FUNCTION index_t offset_in(const group_span& span, index_t voxel, int comp) const {
+    if constexpr (has_group_span_v<Layout>) {
+      return m_map.offset(span, voxel, comp);
+    } else {
+      (void)span;
+      return m_map.offset(voxel, comp);
+    }
+  }
 
   static int checked_components(int components) {
     require_in_range("karman::Field", "cardinality Q", components, 1, max_components);

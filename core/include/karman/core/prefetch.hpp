@@ -12,21 +12,13 @@
 
 namespace karman {
 
-/// Asks the CPU to bring the cache line holding `address` towards its caches, to be read soon.
-/// A hint only: nothing is accessed and nothing faults, so the address may lie past an
-/// allocation. Does nothing on GPUs and on compilers without the builtin.
-KOKKOS_FORCEINLINE_FUNCTION void prefetch_for_read(std::uintptr_t address) {
+/// Asks the CPU to bring the cache line holding `address` towards its caches, to be read soon
+/// or, with `ForWrite`, written. A hint only: nothing is accessed and nothing faults, so the
+/// address may lie past an allocation. Does nothing on GPUs and on compilers without the builtin.
+template <bool ForWrite>
+KOKKOS_FORCEINLINE_FUNCTION void prefetch(std::uintptr_t address) {
 #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && (defined(__GNUC__) || defined(__clang__))
-  __builtin_prefetch(reinterpret_cast<const void*>(address), 0);
-#else
-  (void)address;
-#endif
-}
-
-/// As prefetch_for_read, for a line about to be written.
-KOKKOS_FORCEINLINE_FUNCTION void prefetch_for_write(std::uintptr_t address) {
-#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && (defined(__GNUC__) || defined(__clang__))
-  __builtin_prefetch(reinterpret_cast<const void*>(address), 1);
+  __builtin_prefetch(reinterpret_cast<const void*>(address), ForWrite ? 1 : 0);
 #else
   (void)address;
 #endif

@@ -187,30 +187,22 @@ struct PopulationAccess {
   }
 
   /// Prefetch hints (prefetch.hpp) for the lines holding slot q of voxels [v, v + row_chunk)
-  /// `dz` planes away from the updated one, in the read lattice, and in the written one when
-  /// `write`. A grouped layout takes the plane's span even where v lies past that plane's group:
-  /// an address is only a hint. A grouped layout without plane spans is not prefetched (its
-  /// groups are looked up per voxel).
-  KOKKOS_FORCEINLINE_FUNCTION void prefetch(const PlaneSpans& p, int dz, index_t v, int q, bool write) const {
+  /// `dz` planes away from the updated one, in the read lattice, or in the written one
+  /// `ForWrite`. A grouped layout takes the plane's span even where v lies past that plane's
+  /// group: an address is only a hint. A grouped layout without plane spans is not prefetched
+  /// (its groups are looked up per voxel).
+  template <bool ForWrite>
+  KOKKOS_FORCEINLINE_FUNCTION void prefetch(const PlaneSpans& p, int dz, index_t v, int q) const {
     if constexpr (!has_group_span_v<Layout> || by_plane_spans) {
       constexpr index_t voxels_per_line =
           BackendTraits<Kokkos::DefaultHostExecutionSpace>::transaction_bytes / index_t(sizeof(storage_t<P>));
-      const auto& field = write ? dst : src;
+      span_type span{};
+      if constexpr (by_plane_spans) span = p.at[1 + dz];
+      (void)dz;
+      const field_type& field = ForWrite ? dst : src;
       KARMAN_UNROLL
-      for (index_t w = 0; w < row_chunk; w += voxels_per_line) {
-        std::uintptr_t address;
-        if constexpr (by_plane_spans) {
-          address = field.address_of(p.at[1 + dz], v + w, q);
-        } else {
-          (void)dz;
-          address = field.address_of({}, v + w, q);
-        }
-        if (write) {
-          prefetch_for_write(address);
-        } else {
-          prefetch_for_read(address);
-        }
-      }
+      for (index_t w = 0; w < row_chunk; w += voxels_per_line)
+        karman::prefetch<ForWrite>(field.address_of(span, v + w, q));
     }
   }
 
@@ -365,11 +357,11 @@ struct StreamCollide {
     KARMAN_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       if constexpr (Kind == StepKind::aa_even) {
-        access.prefetch(r.planes, 0, v, i, false);
+        access.template prefetch<false>(r.planes, 0, v, i);
       } else {
-        access.prefetch(r.planes, -L::c(i, L::slab_axis), upstream<L>(s, i), read_slot(i), false);
+        access.template prefetch<false>(r.planes, -L::c(i, L::slab_axis), upstream<L>(s, i), read_slot(i));
       }
-      if constexpr (Kind == StepKind::ab_pull) access.prefetch(r.planes, 0, v, i, true);
+      if constexpr (Kind == StepKind::ab_pull) access.template prefetch<true>(r.planes, 0, v, i);
     }
   }
   /// The update of voxel v strictly inside its x-row `r`.
