@@ -19,7 +19,8 @@
 ///    updating it once does (it reads nothing it writes, as the AB pull): then a row runs in whole
 ///    chunks of `row_chunk` voxels, the last one ending at the row's end and overlapping the one
 ///    before it, instead of a vector loop and a scalar remainder (which cost as much as half the
-///    vector part: GCC 12 has no masked epilogue on x86);
+///    vector part: GCC 12 has no masked epilogue on x86); a run shorter than a chunk goes per
+///    voxel;
 ///  - optionally `void prefetch(index_t v, const Row& r) const`: prefetch hints (prefetch.hpp)
 ///    for the lines the updates of voxels [v, v + row_chunk) of r's planes will touch. Each
 ///    chunk of `row_chunk` voxels hints those `row_prefetch_distance` voxels ahead.
@@ -98,30 +99,31 @@ struct RowsOf {
     }
   }
 
-  /// Voxels [begin, end) of the row starting at voxel `first`.
+  /// Voxels [begin, end) of the row starting at voxel `first`. The vectorised body appears in
+  /// one loop only: a second copy (a rerunnable functor's short runs) cost a third of a solver
+  /// unit's compile time for runs that are rare and short (docs/building.md).
   KOKKOS_INLINE_FUNCTION void run(index_t first, index_t begin, index_t end) const {
     // The voxels at x = 0 and nx - 1 wrap along x: the general path.
     if (begin == first) functor(begin++);
     if (begin < end && end == first + nx) functor(--end);
     if (begin >= end) return;
-    const auto row = functor.row(first);
     if constexpr (reruns_voxels<Functor>) {
-      if (end - begin >= row_chunk) {
-        for (index_t c = begin;; c += row_chunk) {
-          if (c + row_chunk > end) c = end - row_chunk;
-          prefetch(c + row_prefetch_distance, row);
-          KARMAN_SIMD
-          for (index_t i = 0; i < row_chunk; ++i) functor(c + i, row);
-          if (c + row_chunk == end) return;
-        }
+      if (end - begin < row_chunk) {
+        for (index_t v = begin; v < end; ++v) functor(v);
+        return;
       }
     }
-    // By chunks too, so that the hints keep their distance (the inner loop still vectorises).
-    for (index_t c = begin; c < end; c += row_chunk) {
+    const auto row = functor.row(first);
+    for (index_t c = begin;; c += row_chunk) {
+      // A rerunnable functor's last chunk ends at the row's end, overlapping the one before.
+      if constexpr (reruns_voxels<Functor>) {
+        if (c + row_chunk > end) c = end - row_chunk;
+      }
       prefetch(c + row_prefetch_distance, row);
-      const index_t stop = c + row_chunk < end ? c + row_chunk : end;
+      const index_t stop = reruns_voxels<Functor> || c + row_chunk < end ? c + row_chunk : end;
       KARMAN_SIMD
       for (index_t v = c; v < stop; ++v) functor(v, row);
+      if (stop == end) return;
     }
   }
 
