@@ -117,7 +117,7 @@ std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
       throw Error("solver " + v.lattice.name() + "/" + v.precision.name() + "/" + v.layout.name() +
                   " is not compiled into this build of Karman::lbm (it holds " + compiled_list() +
                   "); reconfigure with -DKARMAN_VARIANTS (lattice/precision/layout triples), or -DKARMAN_LATTICES, "
-                  "-DKARMAN_PRECISIONS and -DKARMAN_LAYOUTS, naming it");
+                  "-DKARMAN_PRECISIONS and -DKARMAN_LAYOUTS (and, for fp16s/fp16c, -DKARMAN_FP16_LAYOUTS), naming it");
     }
   });
 }
