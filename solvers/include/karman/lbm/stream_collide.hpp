@@ -343,7 +343,7 @@ struct StreamCollide {
   };
   /// By rows on CPUs (for_each_row.hpp), but AA's boundary kernels (flag words, two step kinds):
   /// by rows they ran no faster than per voxel (D3Q19 cavity 96³ AA on 2 cores, docs/building.md)
-  /// and were a fifth of a solver unit's compile.
+  /// and their row bodies were 29 % of a solver unit's row code.
   static constexpr bool by_rows = std::is_same_v<N, Neighbours<L::D>> && (!Feat::flags || Kind == StepKind::ab_pull);
   /// The AB pull reads one lattice and writes the other: a voxel updated twice is updated once.
   static constexpr bool rerunnable = Kind == StepKind::ab_pull;
