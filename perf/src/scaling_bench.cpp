@@ -2,6 +2,7 @@
 
 #include <karman/core/backend_traits.hpp>
 #include <karman/core/error.hpp>
+#include <karman/lbm/compiled_variants.hpp>
 #include <karman/lbm/solver_factory.hpp>
 #include <karman/lbm/variants.hpp>
 
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <iostream>
 
 #if KARMAN_ENABLE_MPI
 #include <karman/comm/cartesian_decomposition.hpp>
@@ -114,14 +116,21 @@ std::vector<ScalingRecord> run_scaling(const BenchOptions& options, const Scalin
   }
 #if KARMAN_ENABLE_MPI
   const comm::Ranks all(MPI_COMM_WORLD);
-  all.run([&] { validate(options); });
+  std::vector<std::string> missing;
+  all.run([&] {
+    validate(options);
+    missing = uncompiled_variants(options);
+  });
+  if (all.root())
+    for (const auto& name : missing)
+      std::cerr << "karman bench: " << name << " is not compiled into this build, passed over\n";
   std::vector<ScalingRecord> records;
   for (const auto& lattice : options.lattices)
     for (const auto& precision : options.precisions)
       for (const auto& layout : options.layouts)
         for (const auto& pattern : options.patterns)
           for (const auto& collision : options.collisions)
-            if (lbm::collision_defined_for(collision, lattice))
+            if (lbm::collision_defined_for(collision, lattice) && lbm::is_compiled(lattice, precision, layout))
               records.push_back(
                   run_one(lbm::Variant{lattice, precision, layout, collision, pattern}, options, scaling, all));
   return records;

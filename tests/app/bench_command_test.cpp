@@ -5,6 +5,7 @@
 
 #include <karman/core/error.hpp>
 #include <karman/lbm/compiled_variants.hpp>
+#include <karman/perf/bench.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -129,6 +130,38 @@ TEST(BenchCommand, RefusesBadOptions) {
   CLI::App grid{"test"};
   karman::app::add_bench_command(grid);
   EXPECT_THROW(grid.parse("bench --grid mesh", false), CLI::ValidationError);
+}
+
+}  // namespace
+
+namespace {
+
+// A sweep passes over the variants this build does not hold (a CPU build's product holds FP16 in
+// SoA and CSoA only) and runs the rest; a sweep of none it holds is refused, naming them.
+TEST(BenchCommand, PassesOverVariantsNotCompiled) {
+  karman::perf::BenchOptions o;
+  o.lattices = {"d2q9"};
+  o.precisions = {"fp16s", "double"};
+  o.layouts = {"aos", "soa"};
+  std::vector<std::string> expected;
+  for (const auto& p : o.precisions)
+    for (const auto& l : o.layouts)
+      if (!karman::lbm::is_compiled("d2q9", p, l)) expected.push_back("d2q9/" + p + "/" + l);
+  if (expected.size() == 4) {
+    EXPECT_THROW(karman::perf::uncompiled_variants(o), karman::Error);
+    return;
+  }
+  EXPECT_EQ(karman::perf::uncompiled_variants(o), expected);
+  const nlohmann::json records = run_bench(
+      "bench --lattice d2q9 --precision fp16s,double --layout aos,soa --pattern ab --n 8 --steps 2 --warmup 1 "
+      "--repeat 1",
+      "uncompiled.json");
+  EXPECT_EQ(records.size(), 4 - expected.size());
+  for (const auto& r : records) {
+    const std::string name = "d2q9/" + r.value("precision", std::string()) + "/" + r.value("layout", std::string());
+    EXPECT_TRUE(karman::lbm::is_compiled("d2q9", r.value("precision", std::string()), r.value("layout", std::string())))
+        << name << " ran";
+  }
 }
 
 }  // namespace

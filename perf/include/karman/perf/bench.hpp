@@ -114,6 +114,11 @@ std::size_t copy_buffer_bytes(const BenchOptions& options);
 /// and what is accepted.
 void validate(const BenchOptions& options);
 
+/// The lattice/precision/layout names of the sweep this build of Karman::lbm does not hold
+/// (compiled_variants.hpp; a CPU build's product holds fp16s/fp16c in SoA and CSoA only): the
+/// runs pass over them. Throws, naming them, when the sweep holds no compiled variant at all.
+std::vector<std::string> uncompiled_variants(const BenchOptions& options);
+
 /// Measures the copy reference once, then every variant of `options` in turn; calls
 /// `on_record` (when set) as each variant finishes. Throws karman::Error for bad options.
 std::vector<BenchRecord> run_bench(const BenchOptions& options,
