@@ -300,6 +300,8 @@ void validate(const BenchOptions& o) {
   }
   require_in_range("karman bench", "warmup", resolved_warmup(o), 0, 1000000);
   require_in_range("karman bench", "repeat", o.repeat, 1, 1000);
+  // A sweep of no compiled variant is refused here, before the copy reference is measured.
+  uncompiled_variants(o);
 }
 
 std::vector<std::string> uncompiled_variants(const BenchOptions& o) {
