@@ -341,10 +341,12 @@ struct StreamCollide {
     RowOffsets<L::D> offsets;
     typename access_type::PlaneSpans planes;
   };
-  /// By rows on CPUs (for_each_row.hpp), but AA's boundary kernels (flag words, two step kinds):
-  /// by rows they ran no faster than per voxel (D3Q19 cavity 96³ AA on 2 cores, docs/building.md)
-  /// and their row bodies were 29 % of a solver unit's row code.
-  static constexpr bool by_rows = std::is_same_v<N, Neighbours<L::D>> && (!Feat::flags || Kind == StepKind::ab_pull);
+  /// By rows on CPUs (for_each_row.hpp), but the boundary kernels (flag words): by rows they ran
+  /// no faster than per voxel (the fused schedule of a D3Q19 FP32 cavity at 96³ on two cores: AB
+  /// by rows 36.5 MLUPS, AA per voxel 35.9; docs/building.md), and the split schedule runs them
+  /// over a voxel list, per voxel, anyway. Their row bodies were a quarter of a solver unit's
+  /// compile time.
+  static constexpr bool by_rows = std::is_same_v<N, Neighbours<L::D>> && !Feat::flags;
   /// The AB pull reads one lattice and writes the other: a voxel updated twice is updated once.
   static constexpr bool rerunnable = Kind == StepKind::ab_pull;
   int row_length() const { return access.topology.nx; }
