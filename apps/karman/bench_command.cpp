@@ -222,8 +222,8 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"split", "fused"}))
       ->capture_default_str();
   cmd->add_option("--tile", o.tiles,
-                  "Voxels the split schedule classifies together, comma-separated (0: one memory transaction of "
-                  "populations)")
+                  "Voxels the split schedule classifies together, comma-separated (0: the backend's default, one "
+                  "memory transaction of a population on GPUs, one voxel on CPUs)")
       ->delimiter(',')
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();

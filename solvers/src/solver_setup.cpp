@@ -216,8 +216,8 @@ template void build_initial_state(const CartesianPartition&, const SolverSetup&,
 template std::vector<index_t> owned_box_order(const SlabPartition&);
 template std::vector<index_t> owned_box_order(const CartesianPartition&);
 
-int default_schedule_tile(int value_bytes, int transaction_bytes) {
-  const int voxels = transaction_bytes / value_bytes;
+int default_schedule_tile(int value_bytes, int tile_bytes) {
+  const int voxels = tile_bytes / value_bytes;
   return voxels > 1 ? voxels : 1;
 }
 

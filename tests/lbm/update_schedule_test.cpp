@@ -52,14 +52,17 @@ Counts count(const UpdateSchedule<MemorySpace>& schedule, index_t voxels, const 
   return out;
 }
 
-/// Checks the counts of a launch over the owned voxels against the flag words.
+/// Checks the counts of a launch over the owned voxels against the flag words, classified by
+/// `schedule_tile` voxels (0: the backend's default).
 template <class L>
-void expect_each_voxel_once(const SolverSetup& setup, const std::string& what) {
+void expect_each_voxel_once(const SolverSetup& setup, int schedule_tile, const std::string& what) {
   Solver<L, double, SoA, BGK, Pattern::ab, false> solver(setup, SlabPartition(setup.global), nullptr);
   const SlabPartition& part = solver.partition();
-  // The tile the solver classifies by on this backend (update_schedule.hpp).
-  const index_t tile =
-      std::max(1, BackendTraits<Kokkos::DefaultExecutionSpace>::transaction_bytes / int(sizeof(double)));
+  // The tile the solver classifies by (update_schedule.hpp): the case's, else the backend's.
+  const index_t tile = schedule_tile > 0
+                           ? schedule_tile
+                           : default_schedule_tile(int(sizeof(double)),
+                                                   BackendTraits<Kokkos::DefaultExecutionSpace>::schedule_tile_bytes);
   const auto flag_words = build_flags(part, setup, velocity_set<L>());
   ASSERT_TRUE(solver.schedule().split()) << what;
   const VoxelRange owned = part.owned();
@@ -92,6 +95,18 @@ void expect_each_voxel_once(const SolverSetup& setup, const std::string& what) {
     EXPECT_EQ(boundary, solver.schedule().boundary_voxels()) << what;
     EXPECT_GT(bulk, 0) << what;
     EXPECT_GT(boundary, 0) << what;
+  }
+}
+
+/// The check above with the backend's default tile and with tiles of 4 voxels (a GPU's default
+/// for double, on a CPU).
+template <class L>
+void expect_each_voxel_once(const SolverSetup& setup, const std::string& what) {
+  for (const int schedule_tile : {0, 4}) {
+    SolverSetup tiled = setup;
+    tiled.schedule_tile = schedule_tile;
+    expect_each_voxel_once<L>(tiled, schedule_tile,
+                              what + (schedule_tile > 0 ? ", tiles of " + std::to_string(schedule_tile) : ""));
   }
 }
 

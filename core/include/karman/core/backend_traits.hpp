@@ -73,10 +73,18 @@ namespace karman {
 ///
 /// `transaction_bytes` is the smallest unit of memory traffic: a 32-byte sector on GPUs, a
 /// 64-byte cache line on CPUs. Work on fewer consecutive bytes still moves that much.
+///
+/// `schedule_tile_bytes`: the bytes of a population that the split schedule classifies as bulk
+/// or boundary together (update_schedule.hpp). A GPU's sector: a warp's boundary voxels then
+/// read and write whole sectors. Less than one value on CPUs, a tile of one voxel: tiles of a
+/// cache line put up to 15 bulk voxels beside each boundary voxel into the scalar boundary
+/// kernel, where the bulk rows run them vectorised (D3Q19 FP32 channel at 96³ on two cores:
+/// 52-54 MLUPS AB with tiles of 16 voxels, 119-120 with tiles of one; docs/performance.md §6.19).
 template <class ExecutionSpace>
 struct BackendTraits {
   static constexpr int csoa_alpha = 8;
   static constexpr int transaction_bytes = 64;
+  static constexpr int schedule_tile_bytes = 1;
   static constexpr bool is_gpu = false;
 };
 
@@ -85,6 +93,7 @@ template <>
 struct BackendTraits<Kokkos::Cuda> {
   static constexpr int csoa_alpha = 32;
   static constexpr int transaction_bytes = 32;
+  static constexpr int schedule_tile_bytes = transaction_bytes;
   static constexpr bool is_gpu = true;
 };
 #endif
@@ -99,6 +108,7 @@ struct BackendTraits<Kokkos::Experimental::HIP> {
 #endif
   static constexpr int csoa_alpha = 64;
   static constexpr int transaction_bytes = 32;
+  static constexpr int schedule_tile_bytes = transaction_bytes;
   static constexpr bool is_gpu = true;
 };
 #endif

@@ -351,7 +351,7 @@ class SolverCore : public FlowSolver {
       const int tile =
           setup.schedule_tile > 0
               ? setup.schedule_tile
-              : default_schedule_tile(int(sizeof(storage_type)), BackendTraits<execution_space>::transaction_bytes);
+              : default_schedule_tile(int(sizeof(storage_type)), BackendTraits<execution_space>::schedule_tile_bytes);
       m_schedule = UpdateSchedule<MemorySpace>(host, m_part.owned(), tile, setup.schedule);
       const auto slots = build_wall_slots(m_part, setup, velocity_set<L>());
       m_wall_slots = Kokkos::View<WallSlot*, MemorySpace>("karman::wall_slots", slots.size());

@@ -57,10 +57,11 @@ struct Variant {
   PatternChoice pattern = "ab";          ///< ab | aa
 };
 
-/// Voxels the update schedule classifies together when a case does not say: measured on the
-/// H100 (docs/performance.md §5), for populations of `value_bytes` bytes on a backend whose
-/// smallest memory transaction is `transaction_bytes`.
-int default_schedule_tile(int value_bytes, int transaction_bytes);
+/// Voxels the update schedule classifies together when a case does not say, for populations of
+/// `value_bytes` bytes on a backend whose tiles span `tile_bytes` of a population
+/// (BackendTraits::schedule_tile_bytes: a sector on GPUs, measured on the H100 in
+/// docs/performance.md §5; one voxel on CPUs).
+int default_schedule_tile(int value_bytes, int tile_bytes);
 
 /// A case for the solver.
 struct SolverSetup {

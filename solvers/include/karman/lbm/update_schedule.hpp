@@ -9,12 +9,13 @@
 /// is marked by a bitmask, the boundary voxels (a few per cent of a box) are a sorted list.
 ///
 /// The classification is made per tile of consecutive voxels, as many as fill one memory
-/// transaction of a population (BackendTraits::transaction_bytes): a tile runs the bulk kernel
-/// only when all its non-solid voxels are bulk, otherwise every non-solid voxel of it runs the
-/// boundary kernel; solid voxels run neither. Since walls at rest bounce through their solid
-/// voxels' slots in AB (wall_slots.hpp), the voxels next to them are bulk there. Voxels next to a wall across x sit
-/// alone in their row, and a kernel over them alone would read and write a whole transaction for every 4-byte
-/// population; in whole tiles the boundary kernel's accesses stay as coalesced as the bulk kernel's. Every voxel of a
+/// transaction of a population on GPUs and one voxel on CPUs (BackendTraits::schedule_tile_bytes):
+/// a tile runs the bulk kernel only when all its non-solid voxels are bulk, otherwise every
+/// non-solid voxel of it runs the boundary kernel; solid voxels run neither. Since walls at rest bounce through their
+/// solid voxels' slots in AB (wall_slots.hpp), the voxels next to them are bulk there. Voxels next to a wall across x
+/// sit alone in their row, and a GPU kernel over them alone would read and write a whole transaction for every 4-byte
+/// population; in whole tiles the boundary kernel's accesses stay as coalesced as the bulk kernel's. A CPU's caches
+/// hold a line for both kernels, and its bulk rows run the voxels between boundary voxels vectorised. Every voxel of a
 /// slot is read and written by one voxel within a step (stream_collide.hpp), so the two kernels may run in either
 /// order: the split is a schedule, not new physics.
 
