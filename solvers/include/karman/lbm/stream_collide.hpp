@@ -342,10 +342,10 @@ struct StreamCollide {
     typename access_type::PlaneSpans planes;
   };
   /// By rows on CPUs (for_each_row.hpp), but the boundary kernels (flag words): by rows they ran
-  /// no faster than per voxel (the fused schedule of a D3Q19 FP32 cavity at 96³ on two cores: AB
-  /// by rows 36.5 MLUPS, AA per voxel 35.9; docs/building.md), and the split schedule runs them
-  /// over a voxel list, per voxel, anyway. Their row bodies were a quarter of a solver unit's
-  /// compile time.
+  /// no faster than per voxel (the fused schedule of a D3Q19 FP32 cavity at 96³ on two cores, AB:
+  /// 46-48 MLUPS by rows, 44-45 per voxel; docs/performance.md §6.19), and the split schedule runs
+  /// them over a voxel list, per voxel, anyway. Their row bodies were a quarter of a solver unit's
+  /// compile time (docs/building.md).
   static constexpr bool by_rows = std::is_same_v<N, Neighbours<L::D>> && !Feat::flags;
   /// The AB pull reads one lattice and writes the other: a voxel updated twice is updated once.
   static constexpr bool rerunnable = Kind == StepKind::ab_pull;
