@@ -323,6 +323,11 @@ std::vector<std::string> uncompiled_variants(const BenchOptions& o) {
   return missing;
 }
 
+void report_passed_over(const std::vector<std::string>& names) {
+  for (const auto& name : names)
+    std::cerr << "karman bench: " << name << " is not compiled into this build, passed over\n";
+}
+
 std::vector<BenchRecord> run_bench(const BenchOptions& options,
                                    const std::function<void(const BenchRecord&)>& on_record) {
   validate(options);
@@ -332,8 +337,7 @@ std::vector<BenchRecord> run_bench(const BenchOptions& options,
 std::vector<BenchRecord> run_bench(const BenchOptions& options, const CopyBandwidth& copy,
                                    const std::function<void(const BenchRecord&)>& on_record) {
   validate(options);
-  for (const auto& name : uncompiled_variants(options))
-    std::cerr << "karman bench: " << name << " is not compiled into this build, passed over\n";
+  report_passed_over(uncompiled_variants(options));
   const BackendInfo info = backend_info();
   std::vector<BenchRecord> records;
   for (const auto& case_name : options.cases)

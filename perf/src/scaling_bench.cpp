@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
-#include <iostream>
 
 #if KARMAN_ENABLE_MPI
 #include <karman/comm/cartesian_decomposition.hpp>
@@ -121,9 +120,7 @@ std::vector<ScalingRecord> run_scaling(const BenchOptions& options, const Scalin
     validate(options);
     missing = uncompiled_variants(options);
   });
-  if (all.root())
-    for (const auto& name : missing)
-      std::cerr << "karman bench: " << name << " is not compiled into this build, passed over\n";
+  if (all.root()) report_passed_over(missing);
   std::vector<ScalingRecord> records;
   for (const auto& lattice : options.lattices)
     for (const auto& precision : options.precisions)

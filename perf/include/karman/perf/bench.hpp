@@ -119,6 +119,9 @@ void validate(const BenchOptions& options);
 /// runs pass over them. Throws, naming them, when the sweep holds no compiled variant at all.
 std::vector<std::string> uncompiled_variants(const BenchOptions& options);
 
+/// Says on stderr, one line each, that the variants `names` (uncompiled_variants) are passed over.
+void report_passed_over(const std::vector<std::string>& names);
+
 /// Measures the copy reference once, then every variant of `options` in turn; calls
 /// `on_record` (when set) as each variant finishes. Throws karman::Error for bad options.
 std::vector<BenchRecord> run_bench(const BenchOptions& options,
