@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,9 @@ using namespace karman;
 using namespace karman::lbm;
 
 /// Pulls and pushes every block of a periodic box of 3 blocks along each axis (so the blocks
-/// on either side of a block differ) for every offset c, against BlockNeighbours.
-template <int Dim, int B>
+/// on either side of a block differ) for every offset c, against BlockNeighbours, with words of
+/// type Word (whose width sets how many rows a tile store writes).
+template <int Dim, int B, class Word>
 void expect_tiles_follow_neighbours() {
   using Grid = BlockSparseGrid<Dim, B, Kokkos::HostSpace>;
   using Shape = BlockShape<Dim, B>;
@@ -36,8 +38,9 @@ void expect_tiles_follow_neighbours() {
       [](int, int, int) { return false; });
   const auto& view = grid.view();
   ASSERT_EQ(view.blocks, Dim == 3 ? 27 : 9);
-  std::vector<long> values(std::size_t(view.blocks) * Shape::voxels);
-  for (std::size_t v = 0; v < values.size(); ++v) values[v] = long(v);
+  std::vector<Word> values(std::size_t(view.blocks) * Shape::voxels);
+  for (std::size_t v = 0; v < values.size(); ++v) values[v] = Word(v);
+  const Word unwritten = Word(-1), pushed_base = Word(20000);  // neither is a voxel index here
   const auto run = [&](block_index_t n) { return values.data() + index_t(n) * Shape::voxels; };
   int checked = 0;
   for (block_index_t b = 0; b < view.blocks; ++b) {
@@ -47,22 +50,22 @@ void expect_tiles_follow_neighbours() {
                     cz = Shape::direction_offset(direction, 2);
       const std::string what = "block " + std::to_string(b) + " c (" + std::to_string(cx) + ", " + std::to_string(cy) +
                                ", " + std::to_string(cz) + ")";
-      long tile[Shape::voxels];
+      alignas(32) Word tile[Shape::voxels];
       BlockTile<Dim, B>::template pull<cx, cy, cz>(row, run, tile);
       for (int l = 0; l < Shape::voxels; ++l) {
         const BlockNeighbours<Dim, B, Kokkos::HostSpace> n(b, l, view);
-        ASSERT_EQ(tile[l], long(n.at(-cx, -cy, -cz))) << what << " pull into voxel " << l;
+        ASSERT_EQ(tile[l], Word(n.at(-cx, -cy, -cz))) << what << " pull into voxel " << l;
       }
-      std::vector<long> pushed(values.size(), -1);
-      for (int l = 0; l < Shape::voxels; ++l) tile[l] = 1000000 + l;
+      std::vector<Word> pushed(values.size(), unwritten);
+      for (int l = 0; l < Shape::voxels; ++l) tile[l] = Word(pushed_base + l);
       BlockTile<Dim, B>::template push<cx, cy, cz>(
           row, [&](block_index_t n) { return pushed.data() + index_t(n) * Shape::voxels; }, tile);
       for (int l = 0; l < Shape::voxels; ++l) {
         const BlockNeighbours<Dim, B, Kokkos::HostSpace> n(b, l, view);
-        ASSERT_EQ(pushed[std::size_t(n.at(cx, cy, cz))], 1000000 + l) << what << " push from voxel " << l;
+        ASSERT_EQ(pushed[std::size_t(n.at(cx, cy, cz))], Word(pushed_base + l)) << what << " push from voxel " << l;
       }
       long written = 0;
-      for (long p : pushed) written += p >= 0;
+      for (Word p : pushed) written += p != unwritten;
       ASSERT_EQ(written, Shape::voxels) << what << ": a push writes one value a voxel, nothing else";
       ++checked;
     });
@@ -71,9 +74,17 @@ void expect_tiles_follow_neighbours() {
   EXPECT_EQ(checked, view.blocks * Shape::directions);
 }
 
-TEST(BlockTile, PullAndPushFollowTheNeighbourTable3D) { expect_tiles_follow_neighbours<3, 4>(); }
+TEST(BlockTile, PullAndPushFollowTheNeighbourTable3D) {
+  expect_tiles_follow_neighbours<3, 4, long>();           // a row a store
+  expect_tiles_follow_neighbours<3, 4, float>();          // two rows a store
+  expect_tiles_follow_neighbours<3, 4, std::uint16_t>();  // two rows a store (16-bit storage)
+}
 
-TEST(BlockTile, PullAndPushFollowTheNeighbourTable2D) { expect_tiles_follow_neighbours<2, 8>(); }
+TEST(BlockTile, PullAndPushFollowTheNeighbourTable2D) {
+  expect_tiles_follow_neighbours<2, 8, int>();
+  expect_tiles_follow_neighbours<2, 8, std::uint16_t>();
+  expect_tiles_follow_neighbours<2, 4, float>();
+}
 
 TEST(BlockTile, StreamCollideRunsByBlocksWhereItMay) {
   using Space = Kokkos::DefaultExecutionSpace::memory_space;

@@ -46,142 +46,156 @@ struct BlockTile {
   /// x-rows of a block.
   static constexpr int rows = shape::voxels / B;
 
-  /// The offset c = (cx, cy, cz) is a template argument: each run then has a length known at
-  /// compile time, and its copy becomes a few vector moves instead of a call to memcpy.
+  /// The offset c = (cx, cy, cz) is a template argument: every row's source block and row are
+  /// then known at compile time, and a row is one or two vector loads and a shuffle.
   ///
   /// tile[l] = value of voxel l - c for every voxel l of the block whose row of the neighbour
   /// table is `row` (all 3^Dim neighbours stored, as for a non-boundary block); `run(block)`
-  /// points at the run of the component read in `block`. The rows of a z-plane whose sources
-  /// lie in one block are one contiguous copy when cx = 0; otherwise each row is shifted by
-  /// -cx, its end value taken from the x-neighbour block.
+  /// points at the run of the component read in `block`. Each row of the tile is the row at
+  /// (y - cy, z - cz), in this block or the one beside it, shifted by -cx along x with its end
+  /// value from the x-neighbour block.
+  ///
+  /// The tile is written in stores as wide as the vector loads of the collision loop that reads
+  /// it back (two rows of B = 4 FP32 or 16-bit words, one row of FP64): a load spanning several
+  /// narrower stores cannot take its data from them while they are in flight, and they are in
+  /// flight while the pull's loads miss. With a store a row the 128^3 update ran at a third of
+  /// the dense grid's rate on two cores, against 1.4 times it where the grid fits in cache;
+  /// these stores and StreamCollide::prefetch_block's hints together took it to 0.44-0.47 of
+  /// the dense rate (docs/performance.md §6.20).
   template <int cx, int cy, int cz, class Word, class Run>
   static void pull(const block_index_t* row, const Run& run, Word* tile) {
-    for_each_run<cy, cz>([&](int oy, int oz, int first_row, int rows_in_run, int source_row) {
-      const Word* from = run(row[shape::direction(0, oy, oz)]) + source_row * B;
-      Word* to = tile + first_row * B;
-      if constexpr (cx == 0) {
-        KARMAN_SIMD
-        for (int k = 0; k < rows_in_run * B; ++k) to[k] = from[k];
-      } else {
-        // Row by row, each row shifted along x with its end value from the x-neighbour block.
-        const Word* side = run(row[shape::direction(-cx, oy, oz)]) + source_row * B;
-        for (int r = 0; r < rows_in_run; ++r) shift_row<cx>(from + r * B, side + r * B, to + r * B);
-      }
-    });
+    constexpr int per_store = rows_per_store<Word>;
+    pull_rows<cx, cy, cz>(row, run, tile, std::make_integer_sequence<int, rows / per_store>{});
   }
 
   /// The converse of pull: the value of voxel l + c = tile[l] for every voxel l of the block;
   /// `run(block)` points at the run of the component written in `block`.
   template <int cx, int cy, int cz, class Word, class Run>
   static void push(const block_index_t* row, const Run& run, const Word* tile) {
-    if constexpr (cx == 0) {
-      // Voxel l + c = tile[l]: the runs of a pull by -c, written instead of read.
-      for_each_run<-cy, -cz>([&](int oy, int oz, int first_row, int rows_in_run, int target_row) {
-        Word* to = run(row[shape::direction(0, oy, oz)]) + target_row * B;
-        const Word* from = tile + first_row * B;
-        KARMAN_SIMD
-        for (int k = 0; k < rows_in_run * B; ++k) to[k] = from[k];
-      });
-      return;
-    }
-    // Along x by rows: a run shifted by cx would also write the x-edge slots of the rows beside,
-    // which the blocks beside this one push to in the same step.
-    for (int r = 0; r < rows; ++r) {
-      int yd = r % B + cy, zd = r / B + cz;
-      const int oy = side(yd), oz = side(zd);
-      yd -= oy * B;
-      zd -= oz * B;
-      const int to = (yd + B * zd) * B;
-      Word* mid = run(row[shape::direction(0, oy, oz)]) + to;
-      const Word* in = tile + r * B;
-      if constexpr (cx > 0) {
-        for (int x = 0; x + 1 < B; ++x) mid[x + 1] = in[x];
-        run(row[shape::direction(1, oy, oz)])[to] = in[B - 1];
-      } else {
-        for (int x = 1; x < B; ++x) mid[x - 1] = in[x];
-        run(row[shape::direction(-1, oy, oz)])[to + B - 1] = in[0];
-      }
-    }
+    push_rows<cx, cy, cz>(row, run, tile, std::make_integer_sequence<int, rows>{});
   }
 
  private:
-  /// Calls f(oy, oz, first_row, rows_in_run, source_row) for the runs of rows of a block whose
-  /// sources at (y - cy, z - cz) lie in the block at (0, oy, oz) from it: rows [first_row,
-  /// first_row + rows_in_run) of this block read rows from source_row on of that block, one
-  /// contiguous run each (a z-plane's rows split at most once along y; whole planes when cy = 0).
-  template <int cy, int cz, class F>
-  static void for_each_run(const F& f) {
-    const int planes = shape::voxels / (B * B);
-    // The ranges along one axis a shift by c splits [0, B) into: (offset, first, count, source).
-    const auto ranges = [](int c, auto&& g) {
-      if (c == 0) {
-        g(0, 0, B, 0);
-      } else if (c > 0) {
-        g(-1, 0, 1, B - 1);
-        g(0, 1, B - 1, 0);
-      } else {
-        g(0, 0, B - 1, 1);
-        g(1, B - 1, 1, 0);
-      }
-    };
-    const auto z_ranges = [&](auto&& g) {
-      if (planes == 1) {
-        g(0, 0, 1, 0);
-      } else {
-        ranges(cz, g);
-      }
-    };
-    if constexpr (cy == 0) {
-      // Whole planes: rows of consecutive planes are consecutive.
-      z_ranges([&](int oz, int z0, int nz, int zs) { f(0, oz, z0 * B, nz * B, zs * B); });
-      return;
-    }
-    z_ranges([&](int oz, int z0, int nz, int zs) {
-      for (int z = 0; z < nz; ++z) {
-        ranges(cy, [&](int oy, int y0, int ny, int ys) { f(oy, oz, y0 + B * (z0 + z), ny, ys + B * (zs + z)); });
-      }
-    });
+  /// Rows a tile store writes: as many as fill the 32 bytes (an AVX register) a vectorised
+  /// collision loop reads the tile with, 2 at most; one without vector extensions.
+  template <class Word>
+  static constexpr int rows_per_store = KARMAN_VECTOR_SHUFFLE&& rows % 2 == 0 && 2 * B* int(sizeof(Word)) <= 32 ? 2 : 1;
+
+  /// A row of the block at (0, oy, oz) from this one.
+  struct BlockRow {
+    int oy, oz, row;
+  };
+  /// The row at (y + dy, z + dz) from row r = (y, z) of this block.
+  template <int dy, int dz>
+  static constexpr BlockRow row_at(int r) {
+    const int y = r % B + dy, z = r / B + dz;
+    const int oy = side(y), oz = side(z);
+    return {oy, oz, (y - oy * B) + B * (z - oz * B)};
   }
 
-  /// out = the row `in` shifted by cx along x (out[x] = in[x - cx]), the value that enters
-  /// from outside taken from `edge`, the row beside it in the x-neighbour block.
-  ///
-  /// GCC builds such a row from scalar loads and stores, and a scalar store read back at once
-  /// by the vector loads of the collision loop costs a failed store forwarding each: the pull
-  /// then took about as long as the collision (two Zen cores, docs/performance.md). With GCC's
-  /// and clang's vector extensions a row is two loads, one shuffle and one store.
-  template <int cx, class Word>
-  static void shift_row(const Word* in, const Word* edge, Word* out) {
-#if KARMAN_VECTOR_SHUFFLE
-    // Rows up to 32 bytes (an AVX register; two SSE registers without AVX).
-    if constexpr (sizeof(Word) * B <= 32) {
-      typedef Word Vector __attribute__((vector_size(sizeof(Word) * B)));
-      Vector a, b;
-      std::memcpy(&a, in, sizeof a);
-      std::memcpy(&b, edge, sizeof b);
-      store_shifted<cx>(a, b, out, std::make_integer_sequence<int, B>{});
-      return;
+  template <int cx, int cy, int cz, class Word, class Run, int... r>
+  static void push_rows(const block_index_t* row, const Run& run, const Word* tile, std::integer_sequence<int, r...>) {
+    (push_row<cx, cy, cz, r>(row, run, tile), ...);
+  }
+
+  /// Tile row r to the row at (y + cy, z + cz), shifted by cx, the value that leaves it along x
+  /// to the x-neighbour block. By rows: a run shifted by cx would also write the x-edge slots of
+  /// the rows beside, which the blocks beside this one push to in the same step.
+  template <int cx, int cy, int cz, int r, class Word, class Run>
+  static void push_row(const block_index_t* row, const Run& run, const Word* tile) {
+    constexpr BlockRow to = row_at<cy, cz>(r);
+    Word* mid = run(row[shape::direction(0, to.oy, to.oz)]) + to.row * B;
+    const Word* in = tile + r * B;
+    if constexpr (cx == 0) {
+      for (int x = 0; x < B; ++x) mid[x] = in[x];
+    } else if constexpr (cx > 0) {
+      for (int x = 0; x + 1 < B; ++x) mid[x + 1] = in[x];
+      run(row[shape::direction(1, to.oy, to.oz)])[to.row * B] = in[B - 1];
+    } else {
+      for (int x = 1; x < B; ++x) mid[x - 1] = in[x];
+      run(row[shape::direction(-1, to.oy, to.oz)])[to.row * B + B - 1] = in[0];
     }
-#endif
+  }
+
+  template <int cx, int cy, int cz, class Word, class Run, int... store>
+  static void pull_rows(const block_index_t* row, const Run& run, Word* tile, std::integer_sequence<int, store...>) {
+    (pull_store<cx, cy, cz, store>(row, run, tile), ...);
+  }
+
+#if KARMAN_VECTOR_SHUFFLE
+  /// One and two rows of a block as one vector.
+  template <class Word>
+  struct RowVectors {
+    typedef Word one __attribute__((vector_size(sizeof(Word) * B)));
+    typedef Word two __attribute__((vector_size(2 * sizeof(Word) * B)));
+  };
+
+  /// Row r of the tile pulled by c, in `out`.
+  template <int cx, int cy, int cz, int r, class Word, class Run>
+  static void load_row(const block_index_t* row, const Run& run, typename RowVectors<Word>::one& out) {
+    constexpr BlockRow from = row_at<-cy, -cz>(r);
+    std::memcpy(&out, run(row[shape::direction(0, from.oy, from.oz)]) + from.row * B, sizeof out);
+    if constexpr (cx != 0) {
+      typename RowVectors<Word>::one edge;
+      std::memcpy(&edge, run(row[shape::direction(-cx, from.oy, from.oz)]) + from.row * B, sizeof edge);
+      shift<cx>(edge, out, std::make_integer_sequence<int, B>{});
+    }
+  }
+
+  /// row = row shifted by cx along x (row[x] = row[x - cx]), the value that enters taken from
+  /// `edge`, the row beside it in the x-neighbour block: lanes of the pair (row, edge) numbered
+  /// 0 .. 2B - 1. Vectors pass by reference only: one returned by value changes the calling
+  /// convention with the instruction set (GCC's -Wpsabi).
+  template <int cx, class Vector, int... x>
+  static void shift(const Vector& edge, Vector& row, std::integer_sequence<int, x...>) {
+    row = __builtin_shufflevector(row, edge, (x - cx < 0 ? 2 * B - 1 : (x - cx >= B ? B : x - cx))...);
+  }
+
+  /// Stores tile rows [store * per_store, (store + 1) * per_store) in one store.
+  template <int cx, int cy, int cz, int store, class Word, class Run>
+  static void pull_store(const block_index_t* row, const Run& run, Word* tile) {
+    constexpr int per_store = rows_per_store<Word>;
+    constexpr int r = store * per_store;
+    if constexpr (per_store == 1) {
+      typename RowVectors<Word>::one one;
+      load_row<cx, cy, cz, r, Word>(row, run, one);
+      std::memcpy(tile + r * B, &one, sizeof one);
+    } else {
+      constexpr BlockRow first = row_at<-cy, -cz>(r), second = row_at<-cy, -cz>(r + 1);
+      typename RowVectors<Word>::two pair;
+      if constexpr (cx == 0 && first.oy == second.oy && first.oz == second.oz && second.row == first.row + 1) {
+        // Two consecutive rows of one block: one load.
+        std::memcpy(&pair, run(row[shape::direction(0, first.oy, first.oz)]) + first.row * B, sizeof pair);
+      } else {
+        typename RowVectors<Word>::one a, b;
+        load_row<cx, cy, cz, r, Word>(row, run, a);
+        load_row<cx, cy, cz, r + 1, Word>(row, run, b);
+        join(a, b, pair, std::make_integer_sequence<int, 2 * B>{});
+      }
+      std::memcpy(tile + r * B, &pair, sizeof pair);
+    }
+  }
+
+  /// out = a's lanes then b's.
+  template <class Vector, class Pair, int... lane>
+  static void join(const Vector& a, const Vector& b, Pair& out, std::integer_sequence<int, lane...>) {
+    out = __builtin_shufflevector(a, b, lane...);
+  }
+#else
+  template <int cx, int cy, int cz, int r, class Word, class Run>
+  static void pull_store(const block_index_t* row, const Run& run, Word* tile) {
+    constexpr BlockRow from = row_at<-cy, -cz>(r);
+    const Word* in = run(row[shape::direction(0, from.oy, from.oz)]) + from.row * B;
+    const Word* edge = run(row[shape::direction(-cx, from.oy, from.oz)]) + from.row * B;
     for (int x = 0; x < B; ++x) {
-      const int from = x - cx;
-      out[x] = from < 0 ? edge[B - 1] : (from >= B ? edge[0] : in[from]);
+      const int at = x - cx;
+      tile[r * B + x] = at < 0 ? edge[B - 1] : (at >= B ? edge[0] : in[at]);
     }
-  }
-
-#if KARMAN_VECTOR_SHUFFLE
-  /// Stores lanes x - cx of `in`, or of `edge` where x - cx leaves [0, B), to out[x]: lanes of
-  /// the pair (in, edge) numbered 0 .. 2B - 1. Vectors pass by reference only: one returned by
-  /// value changes the calling convention with the instruction set (GCC's -Wpsabi).
-  template <int cx, class Vector, class Word, int... x>
-  static void store_shifted(const Vector& in, const Vector& edge, Word* out, std::integer_sequence<int, x...>) {
-    const Vector shifted = __builtin_shufflevector(in, edge, (x - cx < 0 ? 2 * B - 1 : (x - cx >= B ? B : x - cx))...);
-    std::memcpy(out, &shifted, sizeof shifted);
   }
 #endif
 
   /// Which block along an axis a local coordinate off the block by at most one lands in.
-  static int side(int coordinate) { return coordinate < 0 ? -1 : (coordinate >= B ? 1 : 0); }
+  static constexpr int side(int coordinate) { return coordinate < 0 ? -1 : (coordinate >= B ? 1 : 0); }
 };
 
 /// The BlockTile of a block-sparse grid's topology (BlockGridView).
