@@ -439,13 +439,14 @@ struct StreamCollide {
     }
   }
 
+ private:
   /// Blocks on from the one updated whose runs update_block hints (prefetch.hpp); the
   /// neighbour-table row it hints is twice as far. Without hints a block began with two misses
   /// back to back, its table row and then the runs that row names; 16 and 32 ran 20 % faster
-  /// than none at 128^3 on two EPYC cores, 8 and 16 or 32 and 64 less (docs/performance.md).
+  /// than none at 128^3 on two EPYC cores, 8 and 16 or 32 and 64 less (docs/performance.md
+  /// §6.20).
   static constexpr block_index_t block_prefetch_distance = 16;
 
- private:
   /// Prefetch hints for the update of block b + block_prefetch_distance (its runs of every
   /// population, read where the block itself reads them) and for the neighbour-table row of
   /// the block twice as far (read by those hints then). Blocks past the last are not hinted.
