@@ -79,7 +79,9 @@ struct BlockTile {
   /// Rows a tile store writes: as many as fill the 32 bytes (an AVX register) a vectorised
   /// collision loop reads the tile with, 2 at most; one without vector extensions.
   template <class Word>
-  static constexpr int rows_per_store = KARMAN_VECTOR_SHUFFLE&& rows % 2 == 0 && 2 * B* int(sizeof(Word)) <= 32 ? 2 : 1;
+  static constexpr int rows_per_store = (KARMAN_VECTOR_SHUFFLE != 0 && rows % 2 == 0 && 2 * B * int(sizeof(Word)) <= 32)
+                                            ? 2
+                                            : 1;
 
   /// A row of the block at (0, oy, oz) from this one.
   struct BlockRow {
