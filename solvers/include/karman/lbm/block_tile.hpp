@@ -60,7 +60,7 @@ struct BlockTile {
   /// narrower stores cannot take its data from them while they are in flight, and they are in
   /// flight while the pull's loads miss. With a store a row the 128^3 update ran at a third of
   /// the dense grid's rate on two cores, against 1.4 times it where the grid fits in cache;
-  /// these stores and StreamCollide::prefetch_block's hints together took it to 0.44-0.47 of
+  /// these stores and StreamCollide::prefetch_block's hints together took it to 0.43-0.47 of
   /// the dense rate (docs/performance.md §6.20).
   template <int cx, int cy, int cz, class Word, class Run>
   static void pull(const block_index_t* row, const Run& run, Word* tile) {
@@ -184,6 +184,7 @@ struct BlockTile {
     out = __builtin_shufflevector(a, b, lane...);
   }
 #else
+  /// Without vector extensions a store is a row (rows_per_store), written value by value.
   template <int cx, int cy, int cz, int r, class Word, class Run>
   static void pull_store(const block_index_t* row, const Run& run, Word* tile) {
     constexpr BlockRow from = row_at<-cy, -cz>(r);
