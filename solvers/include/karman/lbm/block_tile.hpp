@@ -107,15 +107,14 @@ struct BlockTile {
   static void push_row(const block_index_t* row, const Run& run, const Word* tile) {
     constexpr BlockRow to = row_at<cy, cz>(r);
     Word* mid = run(row[shape::direction(0, to.oy, to.oz)]) + to.row * B;
-    const Word* in = tile + r * B;
-    if constexpr (cx == 0) {
-      for (int x = 0; x < B; ++x) mid[x] = in[x];
-    } else if constexpr (cx > 0) {
-      for (int x = 0; x + 1 < B; ++x) mid[x + 1] = in[x];
-      run(row[shape::direction(1, to.oy, to.oz)])[to.row * B] = in[B - 1];
-    } else {
-      for (int x = 1; x < B; ++x) mid[x - 1] = in[x];
-      run(row[shape::direction(-1, to.oy, to.oz)])[to.row * B + B - 1] = in[0];
+    Word* edge = run(row[shape::direction(cx, to.oy, to.oz)]) + to.row * B;
+    for (int x = 0; x < B; ++x) {
+      const int at = x + cx;
+      if (at < 0 || at >= B) {
+        edge[at - cx * B] = tile[r * B + x];
+      } else {
+        mid[at] = tile[r * B + x];
+      }
     }
   }
 

@@ -453,7 +453,8 @@ struct StreamCollide {
   KOKKOS_FORCEINLINE_FUNCTION void prefetch_block(block_index_t b) const {
     using Tile = typename BlockTileOf<typename N::topology_type>::type;
     constexpr int voxels = Tile::shape::voxels;
-    constexpr int line_words = int(64 / sizeof(storage_t<P>));
+    constexpr int line_words =
+        int(BackendTraits<Kokkos::DefaultHostExecutionSpace>::transaction_bytes / sizeof(storage_t<P>));
     const block_index_t blocks = access.topology.blocks;
     if (b + 2 * block_prefetch_distance < blocks) {
       const block_index_t* row =
