@@ -91,16 +91,25 @@ TEST(BlockTile, StreamCollideRunsByBlocksWhereItMay) {
   using N3 = BlockNeighbours<3, 4, Space>;
   using Bulk = Features<false, false>;
   using Walls = Features<true, false>;
+  using RestingWalls = Features<true, false, false, false>;
   constexpr auto ab = StepKind::ab_pull;
   // Non-boundary blocks in SoA and in the block-chunked CSoA the sparse grid uses.
   EXPECT_TRUE((StreamCollide<D3Q19, float, SoA, Space, BGK, ab, Bulk, N3>::by_blocks));
   EXPECT_TRUE((StreamCollide<D3Q19, float, CSoA<64>, Space, BGK, StepKind::aa_odd, Bulk, N3>::by_blocks));
   EXPECT_TRUE((StreamCollide<D2Q9, double, CSoA<64>, Space, BGK, ab, Bulk, BlockNeighbours<2, 8, Space>>::by_blocks));
+  // Boundary blocks too in the AB update with walls at rest (bounce-back within the tile).
+  EXPECT_TRUE((StreamCollide<D3Q19, float, SoA, Space, BGK, ab, RestingWalls, N3>::by_blocks));
+  EXPECT_TRUE(
+      (StreamCollide<D2Q9, float, CSoA<64>, Space, BGK, ab, RestingWalls, BlockNeighbours<2, 8, Space>>::by_blocks));
   // Not where a block's component is split (a chunk smaller than a block) or interleaved (AoS),
-  // not with walls, and not on the dense grid (which runs by rows).
+  // not with moving walls or in the AA steps with walls, and not on the dense grid (which runs
+  // by rows).
   EXPECT_FALSE((StreamCollide<D3Q19, float, CSoA<32>, Space, BGK, ab, Bulk, N3>::by_blocks));
   EXPECT_FALSE((StreamCollide<D3Q19, float, AoS, Space, BGK, ab, Bulk, N3>::by_blocks));
   EXPECT_FALSE((StreamCollide<D3Q19, float, SoA, Space, BGK, ab, Walls, N3>::by_blocks));
+  EXPECT_FALSE((StreamCollide<D3Q19, float, SoA, Space, BGK, StepKind::aa_odd, RestingWalls, N3>::by_blocks));
+  EXPECT_FALSE((StreamCollide<D3Q19, float, SoA, Space, BGK, StepKind::aa_even, RestingWalls, N3>::by_blocks));
+  EXPECT_FALSE((StreamCollide<D3Q19, float, SoA, Space, BGK, ab, RestingWalls>::by_blocks));
   EXPECT_FALSE((StreamCollide<D3Q19, float, SoA, Space, BGK, ab, Bulk>::by_blocks));
   EXPECT_TRUE((runs_by_blocks<StreamCollide<D3Q19, float, SoA, Space, BGK, ab, Bulk, N3>>));
 }

@@ -5,9 +5,10 @@
 /// Table II): with memory grouping each kernel spans its own contiguous run of blocks, with
 /// bitmask grouping both span every block and test the block's bit.
 ///
-/// On CPU backends a functor may run the non-boundary blocks whole, one block per work item:
-/// it says so with `static constexpr bool by_blocks = true` and offers
-/// `update_block(block_index_t)`, the update of every voxel of a block (all active by
+/// On CPU backends a functor may run its blocks whole, one block per work item: it says so with
+/// `static constexpr bool by_blocks = true` and offers `update_block(block_index_t)`, the
+/// update of every voxel of a block, for every block of the sets it is launched over (a
+/// functor without boundary code is launched over the non-boundary blocks only, all active by
 /// construction). A call per voxel keeps the update scalar and resolves each voxel's neighbours
 /// apart (block-sparse D3Q19 at 0.16-0.55 of the dense grid's vectorised rows on two cores,
 /// docs/performance.md); a whole block can stream through a tile and vectorise across its
@@ -60,15 +61,15 @@ struct BlockSetVoxels {
   }
 };
 
-/// Calls the wrapped functor's update_block on the non-boundary blocks among those it is
+/// Calls the wrapped functor's update_block on the blocks of set `Set` among those it is
 /// launched over, one work item per block.
-template <bool TestBit, class GridView, class Functor>
-struct NonBoundaryBlocks {
+template <BlockSet Set, bool TestBit, class GridView, class Functor>
+struct BlockSetBlocks {
   GridView grid;
   Functor functor;
   KARMAN_KERNEL_BODY void operator()(block_index_t b) const {
-    if constexpr (TestBit) {
-      if (grid.boundary(b)) return;
+    if constexpr (TestBit && Set != BlockSet::all) {
+      if (grid.boundary(b) != (Set == BlockSet::boundary)) return;
     }
     functor.update_block(b);
   }
@@ -77,9 +78,9 @@ struct NonBoundaryBlocks {
 template <BlockSet Set, bool TestBit, class... Properties, class ExecutionSpace, class GridView, class Functor>
 void launch_block_set(const std::string& label, BlockRange blocks, const GridView& grid, const ExecutionSpace& space,
                       const Functor& functor) {
-  if constexpr (Set == BlockSet::non_boundary && !BackendTraits<ExecutionSpace>::is_gpu && runs_by_blocks<Functor>) {
+  if constexpr (!BackendTraits<ExecutionSpace>::is_gpu && runs_by_blocks<Functor>) {
     const Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<block_index_t>> policy(space, blocks.begin, blocks.end);
-    Kokkos::parallel_for(label, policy, NonBoundaryBlocks<TestBit, GridView, Functor>{grid, functor});
+    Kokkos::parallel_for(label, policy, BlockSetBlocks<Set, TestBit, GridView, Functor>{grid, functor});
     return;
   }
   constexpr index_t voxels = GridView::shape::voxels;

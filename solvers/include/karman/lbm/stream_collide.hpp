@@ -383,14 +383,25 @@ struct StreamCollide {
       Feat::flags && Kind == StepKind::ab_pull && is_block_grid<typename N::topology_type>;
   static constexpr bool visits_inactive_voxels = writes_transaction_fillers;
 
-  /// On CPUs the non-boundary blocks of a block-sparse grid run whole (for_each_block.hpp):
-  /// no flags, every neighbour block stored, and each population of a block one run.
-  static constexpr bool by_blocks = !Feat::flags && streams_by_block_tiles<Layout, typename N::topology_type>;
+  /// Whether the boundary blocks of a block-sparse grid run by tiles too (by_blocks): in the AB
+  /// update with walls at rest, whose bounce-back is a copy within the block (bounce_back()).
+  /// A moving wall's term would be added in the compute type, the AA steps park bounced
+  /// populations in wall voxels, so both keep the update per voxel.
+  static constexpr bool boundary_tiles = Feat::flags && !Feat::moving_walls && Kind == StepKind::ab_pull;
 
-  /// The update of every voxel of non-boundary block b (by_blocks): each population's upstream
-  /// values pulled into a tile (block_tile.hpp), the collision vectorised across the block's
-  /// voxels, the result written to the block's own runs (AB, AA even) or pushed to the
-  /// downstream voxels (AA odd), slot for slot as load() and store() address them.
+  /// On CPUs the blocks of a block-sparse grid run whole (for_each_block.hpp) where each
+  /// population of a block is one run: the non-boundary blocks (no flags, every neighbour block
+  /// stored) and, with boundary_tiles, any block, boundary or not.
+  static constexpr bool by_blocks =
+      (!Feat::flags || boundary_tiles) && streams_by_block_tiles<Layout, typename N::topology_type>;
+
+  /// The update of every voxel of block b (by_blocks): each population's upstream values pulled
+  /// into a tile (block_tile.hpp), walls bounced within the tile (boundary_tiles), the collision
+  /// vectorised across the block's voxels, the result written to the block's own runs (AB, AA
+  /// even) or pushed to the downstream voxels (AA odd), slot for slot as load() and store()
+  /// address them. Velocity and pressure boundary voxels are then updated again per voxel
+  /// (their regularisation is not vectorised): the AB update reads one lattice and writes the
+  /// other, so the second update of a voxel replaces the first.
   KARMAN_KERNEL_BODY KARMAN_FLATTEN void update_block(block_index_t b) const {
     using Tile = typename BlockTileOf<typename N::topology_type>::type;
     using Word = storage_t<P>;
@@ -409,12 +420,19 @@ struct StreamCollide {
         from[i] = &access.src(first, read);
         to[i] = &access.dst(first, written);
       } else {
-        const auto run = [&](block_index_t n) { return &access.src(index_t(n) * voxels, read); };
+        // A boundary block's neighbour may be absent (all solid, or past a closed side): its
+        // values would be bounced, so the block's own run stands in for it.
+        const auto run = [&](block_index_t n) {
+          const block_index_t source = boundary_tiles && n == absent_block ? b : n;
+          return &access.src(index_t(source) * voxels, read);
+        };
         Tile::template pull<L::c(i, 0), L::c(i, 1), L::c(i, 2)>(row, run, tile[i]);
         from[i] = tile[i];
         to[i] = Kind == StepKind::aa_odd ? tile[i] : &access.dst(first, written);
       }
     });
+    bool open_boundaries = false;
+    if constexpr (boundary_tiles) open_boundaries = bounce_back(first, tile);
     KARMAN_SIMD
     for (int l = 0; l < voxels; ++l) {
       T f[L::Q];
@@ -428,6 +446,9 @@ struct StreamCollide {
         to[i][l] = encode_population<L, P>(f[i], written_slot(i));
       }
     }
+    if constexpr (boundary_tiles) {
+      if (open_boundaries) update_open_boundaries(first);
+    }
     if constexpr (Kind == StepKind::aa_odd) {
       static_for<L::Q>([&](auto population) {
         constexpr int i = population;
@@ -440,6 +461,52 @@ struct StreamCollide {
   }
 
  private:
+  /// Half-way bounce-back in the tile of a boundary block with walls at rest, as load() does it
+  /// per voxel: population i of a voxel whose upstream voxel x - c_i is not fluid is the
+  /// voxel's own post-collision population opposite(i), stored word for word (w_i =
+  /// w_opposite(i), so it decodes alike in either slot). The tile of a solid voxel (inactive ones
+  /// are flagged solid) becomes the rest weights: its collision, which no AB step reads, stays
+  /// finite. A select per population across the block's voxels, vectorised. Returns whether the
+  /// block holds a velocity or pressure boundary voxel.
+  template <class Word, int Voxels>
+  KOKKOS_FORCEINLINE_FUNCTION bool bounce_back(index_t first, Word (&tile)[L::Q][Voxels]) const {
+    const flag_t* flag_words = &access.flags(first);
+    // The tests as masks of the flag word itself: GCC does not vectorise the one-bit bool
+    // flags::blocked() would give.
+    constexpr flag_t kind_bits = flags::make(CellKind::pressure_boundary, 0, 0);
+    constexpr flag_t solid_bits = flags::make(CellKind::solid, 0, 0);
+    static_for<L::Q>([&](auto population) {
+      constexpr int i = population;
+      if constexpr (i != L::rest) {
+        const Word* own = &access.src(first, L::opposite(i));
+        const Word at_rest = encode_population<L, P>(T(L::w(i)), i);
+        KARMAN_SIMD
+        for (int l = 0; l < Voxels; ++l) {
+          // Both values read unconditionally: a select, not a masked load.
+          const flag_t fl = flag_words[l];
+          const Word bounced = own[l], pulled = tile[i][l];
+          const Word entering = (fl & (flag_t(1) << i)) != 0 ? bounced : pulled;
+          tile[i][l] = (fl & kind_bits) == solid_bits ? at_rest : entering;
+        }
+      }
+    });
+    // Velocity (kind 2) and pressure (kind 3) boundaries both have this bit of the kind.
+    constexpr flag_t open_bit = flags::make(CellKind::velocity_boundary, 0, 0);
+    static_assert((flags::make(CellKind::pressure_boundary, 0, 0) & open_bit) != 0 && (solid_bits & open_bit) == 0);
+    flag_t open = 0;  // a reduction: no KARMAN_SIMD, which would declare the iterations independent
+    for (int l = 0; l < Voxels; ++l) open |= flag_words[l] & open_bit;
+    return open != 0;
+  }
+
+  /// The per-voxel update of the velocity and pressure boundary voxels of the block whose first
+  /// voxel is `first` (boundary_tiles).
+  KOKKOS_INLINE_FUNCTION void update_open_boundaries(index_t first) const {
+    constexpr int voxels = BlockTileOf<typename N::topology_type>::type::shape::voxels;
+    for (int l = 0; l < voxels; ++l) {
+      if (flags::kind(access.flags(first + l)) > CellKind::solid) (*this)(first + l);
+    }
+  }
+
   /// Blocks on from the one updated whose runs update_block hints (prefetch.hpp); the
   /// neighbour-table row it hints is twice as far. Without hints a block began with two misses
   /// back to back, its table row and then the runs that row names; 16 and 32 ran 20 % faster
