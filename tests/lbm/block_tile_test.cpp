@@ -8,6 +8,7 @@
 #include <karman/core/for_each_block.hpp>
 #include <karman/core/layouts.hpp>
 #include <karman/lbm/block_tile.hpp>
+#include <karman/lbm/block_walls.hpp>
 #include <karman/lbm/collision.hpp>
 #include <karman/lbm/d2q9.hpp>
 #include <karman/lbm/d3q19.hpp>
@@ -112,6 +113,46 @@ TEST(BlockTile, StreamCollideRunsByBlocksWhereItMay) {
   EXPECT_FALSE((StreamCollide<D3Q19, float, SoA, Space, BGK, ab, RestingWalls>::by_blocks));
   EXPECT_FALSE((StreamCollide<D3Q19, float, SoA, Space, BGK, ab, Bulk>::by_blocks));
   EXPECT_TRUE((runs_by_blocks<StreamCollide<D3Q19, float, SoA, Space, BGK, ab, Bulk, N3>>));
+}
+
+}  // namespace
+
+namespace {
+
+// Bounce-back of a boundary block by tiles (block_walls.hpp): a wall's population comes from the
+// voxel's own opposite slot, a solid voxel's is the rest weight, the others stay as pulled; the
+// chunks of solid voxels only, and an inlet or outlet voxel, are found.
+TEST(BlockWalls, BouncesWallsAndFindsSolidChunksAndOpenBoundaries) {
+  using namespace karman::lbm;
+  using Walls = BlockWalls<16>;  // a 2D block of B = 4: two chunks of 8 voxels
+  static_assert(Walls::chunk == 8);
+  std::vector<flag_t> flag_words(16, flags::make(CellKind::fluid, 0, 0));
+  flag_words[0] = flags::make(CellKind::solid, 0, 0);
+  flag_words[1] = flags::make(CellKind::fluid, 0, flag_t(1) << 3);  // x - c_3 is a wall
+  flag_words[2] = flags::make(CellKind::fluid, 0, flag_t(1) << 4);  // a wall for another population
+  for (int l = 8; l < 16; ++l) flag_words[std::size_t(l)] = flags::make(CellKind::solid, 1, 0);
+  std::vector<float> tile(16), own(16);
+  for (int l = 0; l < 16; ++l) {
+    tile[std::size_t(l)] = 100.0f + float(l);
+    own[std::size_t(l)] = 200.0f + float(l);
+  }
+  Walls::bounce(flag_words.data(), 3, own.data(), 7.0f, tile.data());
+  EXPECT_EQ(tile[0], 7.0f) << "a solid voxel collides the rest weights";
+  EXPECT_EQ(tile[1], 201.0f) << "bounced: the voxel's own opposite population";
+  EXPECT_EQ(tile[2], 102.0f) << "streamed: its wall is in another direction";
+  EXPECT_EQ(tile[3], 103.0f);
+  for (int l = 8; l < 16; ++l) EXPECT_EQ(tile[std::size_t(l)], 7.0f) << "voxel " << l;
+
+  const Walls walls(flag_words.data());
+  EXPECT_EQ(walls.solid_chunks, 2u) << "only the second chunk is all solid";
+  EXPECT_FALSE(walls.open);
+  flag_words[5] = flags::make(CellKind::pressure_boundary, 2, 0);
+  EXPECT_TRUE(Walls(flag_words.data()).open);
+  flag_words[5] = flags::make(CellKind::velocity_boundary, 1, 0);
+  flag_words[9] = flags::make(CellKind::fluid, 0, 0);
+  const Walls inlet(flag_words.data());
+  EXPECT_TRUE(inlet.open);
+  EXPECT_EQ(inlet.solid_chunks, 0u);
 }
 
 }  // namespace

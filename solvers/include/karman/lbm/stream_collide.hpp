@@ -27,6 +27,7 @@
 #include <karman/core/neighbours.hpp>
 #include <karman/core/prefetch.hpp>
 #include <karman/lbm/block_tile.hpp>
+#include <karman/lbm/block_walls.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/collision.hpp>
 #include <karman/lbm/moment_transforms.hpp>
@@ -384,7 +385,7 @@ struct StreamCollide {
   static constexpr bool visits_inactive_voxels = writes_transaction_fillers;
 
   /// Whether the boundary blocks of a block-sparse grid run by tiles too (by_blocks): in the AB
-  /// update with walls at rest, whose bounce-back is a copy within the block (bounce_back()).
+  /// update with walls at rest, whose bounce-back is a copy within the block (block_walls.hpp).
   /// A moving wall's term would be added in the compute type, the AA steps park bounced
   /// populations in wall voxels, so both keep the update per voxel.
   static constexpr bool boundary_tiles = Feat::flags && !Feat::moving_walls && Kind == StepKind::ab_pull;
@@ -431,23 +432,40 @@ struct StreamCollide {
         to[i] = Kind == StepKind::aa_odd ? tile[i] : &access.dst(first, written);
       }
     });
-    bool open_boundaries = false;
-    if constexpr (boundary_tiles) open_boundaries = bounce_back(first, tile);
-    KARMAN_SIMD
-    for (int l = 0; l < voxels; ++l) {
-      T f[L::Q];
-      KARMAN_UNROLL
-      for (int i = 0; i < L::Q; ++i) {
-        f[i] = decode_population<L, P>(from[i][l], read_slot(i));
+    // The collision of voxels [begin, begin + length), vectorised across them.
+    const auto collide = [&](int begin, auto length) {
+      KARMAN_SIMD
+      for (int l = begin; l < begin + int(length); ++l) {
+        T f[L::Q];
+        KARMAN_UNROLL
+        for (int i = 0; i < L::Q; ++i) {
+          f[i] = decode_population<L, P>(from[i][l], read_slot(i));
+        }
+        relax(first + l, f);
+        KARMAN_UNROLL
+        for (int i = 0; i < L::Q; ++i) {
+          to[i][l] = encode_population<L, P>(f[i], written_slot(i));
+        }
       }
-      relax(first + l, f);
-      KARMAN_UNROLL
-      for (int i = 0; i < L::Q; ++i) {
-        to[i][l] = encode_population<L, P>(f[i], written_slot(i));
-      }
-    }
+    };
     if constexpr (boundary_tiles) {
-      if (open_boundaries) update_open_boundaries(first);
+      using Walls = BlockWalls<voxels>;
+      const flag_t* flag_words = &access.flags(first);
+      static_for<L::Q>([&](auto population) {
+        constexpr int i = population;
+        if constexpr (i != L::rest) {
+          const Word at_rest = encode_population<L, P>(T(L::w(i)), i);
+          Walls::bounce(flag_words, i, &access.src(first, L::opposite(i)), at_rest, tile[i]);
+        }
+      });
+      // Chunks of solid voxels only are not collided: no AB step reads a solid voxel's slots.
+      const Walls walls(flag_words);
+      for (int c = 0; c < voxels / Walls::chunk; ++c) {
+        if (!((walls.solid_chunks >> c) & 1u)) collide(c * Walls::chunk, std::integral_constant<int, Walls::chunk>{});
+      }
+      if (walls.open) update_open_boundaries(first);
+    } else {
+      collide(0, std::integral_constant<int, voxels>{});
     }
     if constexpr (Kind == StepKind::aa_odd) {
       static_for<L::Q>([&](auto population) {
@@ -461,43 +479,6 @@ struct StreamCollide {
   }
 
  private:
-  /// Half-way bounce-back in the tile of a boundary block with walls at rest, as load() does it
-  /// per voxel: population i of a voxel whose upstream voxel x - c_i is not fluid is the
-  /// voxel's own post-collision population opposite(i), stored word for word (w_i =
-  /// w_opposite(i), so it decodes alike in either slot). The tile of a solid voxel (inactive ones
-  /// are flagged solid) becomes the rest weights: its collision, which no AB step reads, stays
-  /// finite. A select per population across the block's voxels, vectorised. Returns whether the
-  /// block holds a velocity or pressure boundary voxel.
-  template <class Word, int Voxels>
-  KOKKOS_FORCEINLINE_FUNCTION bool bounce_back(index_t first, Word (&tile)[L::Q][Voxels]) const {
-    const flag_t* flag_words = &access.flags(first);
-    // The tests as masks of the flag word itself: GCC does not vectorise the one-bit bool
-    // flags::blocked() would give.
-    constexpr flag_t kind_bits = flags::make(CellKind::pressure_boundary, 0, 0);
-    constexpr flag_t solid_bits = flags::make(CellKind::solid, 0, 0);
-    static_for<L::Q>([&](auto population) {
-      constexpr int i = population;
-      if constexpr (i != L::rest) {
-        const Word* own = &access.src(first, L::opposite(i));
-        const Word at_rest = encode_population<L, P>(T(L::w(i)), i);
-        KARMAN_SIMD
-        for (int l = 0; l < Voxels; ++l) {
-          // Both values read unconditionally: a select, not a masked load.
-          const flag_t fl = flag_words[l];
-          const Word bounced = own[l], pulled = tile[i][l];
-          const Word entering = (fl & (flag_t(1) << i)) != 0 ? bounced : pulled;
-          tile[i][l] = (fl & kind_bits) == solid_bits ? at_rest : entering;
-        }
-      }
-    });
-    // Velocity (kind 2) and pressure (kind 3) boundaries both have this bit of the kind.
-    constexpr flag_t open_bit = flags::make(CellKind::velocity_boundary, 0, 0);
-    static_assert((flags::make(CellKind::pressure_boundary, 0, 0) & open_bit) != 0 && (solid_bits & open_bit) == 0);
-    flag_t open = 0;  // a reduction: no KARMAN_SIMD, which would declare the iterations independent
-    for (int l = 0; l < Voxels; ++l) open |= flag_words[l] & open_bit;
-    return open != 0;
-  }
-
   /// The per-voxel update of the velocity and pressure boundary voxels of the block whose first
   /// voxel is `first` (boundary_tiles).
   KOKKOS_INLINE_FUNCTION void update_open_boundaries(index_t first) const {
