@@ -24,7 +24,7 @@ struct BlockWalls {
   bool open = false;               ///< a velocity or pressure boundary voxel is in the block
 
   /// Reads the block's flag words, `flag_words[0 .. Voxels)`.
-  explicit BlockWalls(const flag_t* flag_words) {
+  KOKKOS_INLINE_FUNCTION explicit BlockWalls(const flag_t* flag_words) {
     flag_t any = 0;  // a reduction: the loop is not declared independent (KARMAN_SIMD)
     for (int l = 0; l < Voxels; ++l) any |= flag_words[l] & open_bit;
     open = any != 0;
