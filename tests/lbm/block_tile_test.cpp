@@ -115,15 +115,10 @@ TEST(BlockTile, StreamCollideRunsByBlocksWhereItMay) {
   EXPECT_TRUE((runs_by_blocks<StreamCollide<D3Q19, float, SoA, Space, BGK, ab, Bulk, N3>>));
 }
 
-}  // namespace
-
-namespace {
-
 // Bounce-back of a boundary block by tiles (block_walls.hpp): a wall's population comes from the
 // voxel's own opposite slot, a solid voxel's is the rest weight, the others stay as pulled; the
 // chunks of solid voxels only, and an inlet or outlet voxel, are found.
 TEST(BlockWalls, BouncesWallsAndFindsSolidChunksAndOpenBoundaries) {
-  using namespace karman::lbm;
   using Walls = BlockWalls<16>;  // a 2D block of B = 4: two chunks of 8 voxels
   static_assert(Walls::chunk == 8);
   std::vector<flag_t> flag_words(16, flags::make(CellKind::fluid, 0, 0));
