@@ -35,6 +35,9 @@ struct BlockWalls {
     }
   }
 
+  /// Whether flag word `fl` is a velocity or pressure boundary voxel's (what `open` looks for).
+  KOKKOS_INLINE_FUNCTION static constexpr bool open_boundary(flag_t fl) { return (fl & open_bit) != 0; }
+
   /// Half-way bounce-back of population i in the tile of a boundary block, as load() gives it
   /// per voxel for walls at rest: where the flag word says x - c_i is not fluid, the voxel's own
   /// post-collision population opposite(i) (`own`, that slot's run of the block, word for word:

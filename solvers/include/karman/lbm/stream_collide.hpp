@@ -484,7 +484,7 @@ struct StreamCollide {
   KOKKOS_INLINE_FUNCTION void update_open_boundaries(index_t first) const {
     constexpr int voxels = BlockTileOf<typename N::topology_type>::type::shape::voxels;
     for (int l = 0; l < voxels; ++l) {
-      if (flags::kind(access.flags(first + l)) > CellKind::solid) (*this)(first + l);
+      if (BlockWalls<voxels>::open_boundary(access.flags(first + l))) (*this)(first + l);
     }
   }
 
