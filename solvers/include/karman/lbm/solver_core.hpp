@@ -154,12 +154,18 @@ class SolverCore : public FlowSolver {
 
   void advance(int n) override {
     const bool exchange_first = forces_read_halos();
+    // The overlapped step fills the walls itself, on its interior instance (overlapped_step()).
+    const bool overlapped = m_exchanger && m_overlap && !exchange_first;
     for (int s = 0; s < n; ++s) {
       const StepKind k = next_step();
-      fill_walls(k);
-      if (exchange_first) exchange_halos(k);
-      update_forces();
-      step(k, exchange_first);
+      if (overlapped) {
+        overlapped_step(k, s > 0);
+      } else {
+        fill_walls(k);
+        if (exchange_first) exchange_halos(k);
+        update_forces();
+        step(k, exchange_first);
+      }
       if (m_pattern == Pattern::ab) std::swap(m_f[0], m_f[1]);
       ++m_steps;
     }
@@ -472,37 +478,34 @@ class SolverCore : public FlowSolver {
     }
   }
 
-  /// What a step of kind k reads from walls, filled before it (and before moments).
-  void fill_walls(StepKind k) const {
+  /// What a step of kind k reads from walls, filled on `space` before it (and before moments).
+  void fill_walls(StepKind k, const execution_space& space = execution_space()) const {
     if (k == StepKind::ab_pull) {
-      fill_wall_links();
+      fill_wall_links(space);
     } else if (k == StepKind::aa_odd) {
-      fill_wall_slots<StepKind::aa_odd>();
+      fill_wall_slots<StepKind::aa_odd>(space);
     } else {
-      fill_wall_slots<StepKind::aa_even>();
+      fill_wall_slots<StepKind::aa_even>(space);
     }
   }
 
   /// Reflected populations of the cut links and bounced populations of the wall slots into the
   /// lattice the next AB step reads (curved_wall.hpp, wall_slots.hpp); idempotent, so moments
   /// and forces may call it between steps.
-  void fill_wall_links() const {
-    fill_wall_slots<StepKind::ab_pull>();
+  void fill_wall_links(const execution_space& space = execution_space()) const {
+    fill_wall_slots<StepKind::ab_pull>(space);
     if (m_links.extent(0) == 0) return;
-    const execution_space in_order;
-    Kokkos::parallel_for("karman::fill_wall_links",
-                         Kokkos::RangePolicy<execution_space>(in_order, 0, m_links.extent(0)),
+    Kokkos::parallel_for("karman::fill_wall_links", Kokkos::RangePolicy<execution_space>(space, 0, m_links.extent(0)),
                          FillWallLinks<L, Prec, field_type, MemorySpace>{m_f[0], m_links});
   }
 
   /// Bounced populations of walls at rest where a step of kind K reads them (wall_slots.hpp);
   /// idempotent.
   template <StepKind K>
-  void fill_wall_slots() const {
+  void fill_wall_slots(const execution_space& space) const {
     if (m_wall_slots.extent(0) == 0) return;
-    const execution_space in_order;
     Kokkos::parallel_for("karman::fill_wall_slots",
-                         Kokkos::RangePolicy<execution_space>(in_order, 0, m_wall_slots.extent(0)),
+                         Kokkos::RangePolicy<execution_space>(space, 0, m_wall_slots.extent(0)),
                          FillWallSlots<L, K, field_type, MemorySpace>{m_f[0], m_wall_slots});
   }
 
@@ -513,20 +516,15 @@ class SolverCore : public FlowSolver {
     m_exchanger->finish();
   }
 
-  /// One step of kind k: exchange (unless `halos_exchanged`), then the kernels over owned voxels, interior first when
-  /// overlapping (overlapped_step()). Without overlap everything goes to the default instance, where the local periodic
-  /// exchanger also copies: the copies, the kernels and the next step's copies are ordered by the instance alone, so a
-  /// step needs no host synchronisation. An MPI exchanger works on an instance of its own (solver_dispatch.hpp): its
-  /// start() waits for that instance and the default one, after whose kernels (or the overlapped step's, which the
-  /// default instance is ordered after) the values to send are complete, and its finish() for its copies.
+  /// One step of kind k, walls filled: exchange (unless `halos_exchanged`), then the kernels over owned voxels, all on
+  /// the default instance, where the local periodic exchanger also copies: the copies, the kernels and the next step's
+  /// copies are ordered by the instance alone, so a step needs no host synchronisation. An MPI exchanger works on an
+  /// instance of its own (solver_dispatch.hpp): its start() waits for that instance and the default one, after whose
+  /// kernels the values to send are complete, and its finish() for its copies. With overlap, overlapped_step() instead.
   void step(StepKind k, bool halos_exchanged = false) {
     const execution_space in_order;
     if (halos_exchanged) {
       update(k, m_owned_label, m_part.owned(), in_order);
-      return;
-    }
-    if (m_exchanger && m_overlap) {
-      overlapped_step(k);
       return;
     }
     if (m_exchanger) {
@@ -544,25 +542,33 @@ class SolverCore : public FlowSolver {
   static constexpr bool launches_return_at_once =
       !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename execution_space::memory_space>::accessible;
 
-  /// The interior voxels, which read no halo, on their own instance while the messages fly (Meneghin & Mahmoud
-  /// Fig. 4b), then the shared voxels: two consecutive ranges on either side of the interior, a slab's two shared
-  /// planes or a block's lower and upper shared cells (up to 13 each, cartesian_partition.hpp), two launches whatever
-  /// the neighbour count. On a device the interior kernel is queued first, so that the exchanger's packing and staging
-  /// copies (its own instance, another stream) and the messages run beside it, not before it; on a host backend a
-  /// launch runs the kernel to its end, so the messages are posted first. Either order computes the same: the
-  /// interior kernel and the exchange touch different slots (an AB step reads one lattice and writes the other; an AA
-  /// step's slots are each read and written by one voxel, and the messages carry those of halo and shared voxels).
+  /// The walls filled and the interior voxels, which read no halo, updated on their own instance while the messages fly
+  /// (Meneghin & Mahmoud Fig. 4b), then the shared voxels: two consecutive ranges on either side of the interior, a
+  /// slab's two shared planes or a block's lower and upper shared cells (up to 13 each, cartesian_partition.hpp), two
+  /// launches whatever the neighbour count. On a device the interior kernel is queued first, so that the exchanger's
+  /// packing and staging copies (its own instance, another stream) and the messages run beside it, not before it; on a
+  /// host backend a launch runs the kernel to its end, so the messages are posted first. Either order computes the
+  /// same: the interior kernel and the exchange touch different slots (an AB step reads one lattice and writes the
+  /// other; an AA step's slots are each read and written by one voxel, and the messages carry those of halo and shared
+  /// voxels).
   ///
-  /// The instances are ordered among themselves, not by the host (instance_order.hpp): the interior kernel after
-  /// the default instance's work (the wall fills before the step, the previous step through the end of this one),
-  /// the shared kernels after the exchanger's copies there, and the default instance after both kernels. The host
-  /// waits only where MPI needs it (the exchanger's start() waits for the values to send), so a GPU runs one step's
-  /// kernels right after the last one's, and whatever reads the populations next on the default instance (the next
-  /// exchange, moments, a fence) comes after this step.
-  void overlapped_step(StepKind k) {
+  /// The instances are ordered among themselves, not by the host (instance_order.hpp). The wall fill and the interior
+  /// kernel share an instance, so the GPU goes from the one to the other with no event between streams on the path of
+  /// every step; that instance waits for the last step's shared kernels and, on the first step of a run of steps
+  /// (`follows_overlapped_step` false), for the default instance's work. The exchange (ordered after the default
+  /// instance) and the shared kernels come after the fill, whose slots they may read (an AA even step fills slots of
+  /// fluid voxels, shared ones too), the shared kernels also after the exchanger's copies (fenced in finish()), and
+  /// the default instance after both kernels, so that whatever reads the populations next on it (the next exchange,
+  /// moments, a fence) comes after this step. The host waits only where MPI needs it (the exchanger's start() waits
+  /// for the values to send), so a GPU runs one step's kernels right after the last one's.
+  void overlapped_step(StepKind k, bool follows_overlapped_step) {
     const execution_space in_order;
     const VoxelRange owned = m_part.owned(), interior = m_part.group(m_part.interior_group());
-    order_after(m_spaces[0], in_order);
+    // Between two steps of advance() nothing is queued on the default instance.
+    order_after(m_spaces[0], follows_overlapped_step ? m_spaces[1] : in_order);
+    fill_walls(k, m_spaces[0]);
+    order_after(in_order, m_spaces[0]);
+    order_after(m_spaces[1], m_spaces[0]);
     if constexpr (launches_return_at_once) update(k, m_interior_label, interior, m_spaces[0]);
     Kokkos::Profiling::pushRegion("karman::halo_start");
     m_exchanger->start(m_f[0], m_plans[int(k)]);
@@ -571,7 +577,6 @@ class SolverCore : public FlowSolver {
     Kokkos::Profiling::pushRegion("karman::halo_finish");
     m_exchanger->finish();
     Kokkos::Profiling::popRegion();
-    order_after(m_spaces[1], in_order);
     update(k, m_shared_lo_label, {owned.begin, interior.begin}, m_spaces[1]);
     update(k, m_shared_hi_label, {interior.end, owned.end}, m_spaces[1]);
     order_after(in_order, m_spaces[1]);
