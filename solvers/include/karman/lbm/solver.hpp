@@ -111,20 +111,21 @@ class Solver final : public SolverCore<L, Prec, Layout, MemorySpace, Partition> 
   }
 
   template <StepKind K>
-  void launch(const KernelLabels& label, const VoxelRange& range, const execution_space& space) const {
-    this->schedule().template run<StreamCollideLaunchFor<Prec, K>>(label, range, space, kernel<K, BulkFeatures>(),
-                                                                   kernel<K, BoundaryFeatures>());
+  void launch(const KernelLabels& label, const VoxelRange& range, const execution_space& space,
+              const execution_space& boundary_space) const {
+    this->schedule().template run<StreamCollideLaunchFor<Prec, K>>(
+        label, range, space, boundary_space, kernel<K, BulkFeatures>(), kernel<K, BoundaryFeatures>());
   }
 
   /// Only the step kinds of pattern P are compiled: AB pulls, AA alternates odd and even.
-  void update(StepKind k, const KernelLabels& label, const VoxelRange& range,
-              const execution_space& space) const override {
+  void update(StepKind k, const KernelLabels& label, const VoxelRange& range, const execution_space& space,
+              const execution_space& boundary_space) const override {
     if constexpr (P == Pattern::ab) {
-      launch<StepKind::ab_pull>(label, range, space);
+      launch<StepKind::ab_pull>(label, range, space, boundary_space);
     } else if (k == StepKind::aa_odd) {
-      launch<StepKind::aa_odd>(label, range, space);
+      launch<StepKind::aa_odd>(label, range, space, boundary_space);
     } else {
-      launch<StepKind::aa_even>(label, range, space);
+      launch<StepKind::aa_even>(label, range, space, boundary_space);
     }
   }
 

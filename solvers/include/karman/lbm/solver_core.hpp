@@ -387,10 +387,11 @@ class SolverCore : public FlowSolver {
     exchange_halos(k);
   }
 
-  /// Runs the variant's bulk and boundary kernels of step kind k over `range` on `space`,
-  /// asynchronously (Solver::update).
-  virtual void update(StepKind k, const KernelLabels& label, const VoxelRange& range,
-                      const execution_space& space) const = 0;
+  /// Runs the variant's bulk kernel of step kind k over `range` on `space` and its boundary kernel
+  /// on `boundary_space`, asynchronously (Solver::update, UpdateSchedule::run); the caller orders
+  /// the two instances.
+  virtual void update(StepKind k, const KernelLabels& label, const VoxelRange& range, const execution_space& space,
+                      const execution_space& boundary_space) const = 0;
 
   /// Accessor of the populations as a step of kind K reads and writes them.
   template <StepKind K, class Feat>
@@ -516,18 +517,13 @@ class SolverCore : public FlowSolver {
     m_exchanger->finish();
   }
 
-  /// One step of kind k, walls filled: exchange (unless `halos_exchanged`), then the kernels over owned voxels, all on
-  /// the default instance, where the local periodic exchanger also copies: the copies, the kernels and the next step's
+  /// One step of kind k, walls filled: exchange (unless `halos_exchanged`), then the kernels over owned voxels, on the
+  /// default instance, where the local periodic exchanger also copies: the copies, the kernels and the next step's
   /// copies are ordered by the instance alone, so a step needs no host synchronisation. An MPI exchanger works on an
   /// instance of its own (solver_dispatch.hpp): its start() waits for that instance and the default one, after whose
   /// kernels the values to send are complete, and its finish() for its copies. With overlap, overlapped_step() instead.
   void step(StepKind k, bool halos_exchanged = false) {
-    const execution_space in_order;
-    if (halos_exchanged) {
-      update(k, m_owned_label, m_part.owned(), in_order);
-      return;
-    }
-    if (m_exchanger) {
+    if (!halos_exchanged && m_exchanger) {
       Kokkos::Profiling::pushRegion("karman::halo_start");
       m_exchanger->start(m_f[0], m_plans[int(k)]);
       Kokkos::Profiling::popRegion();
@@ -535,7 +531,17 @@ class SolverCore : public FlowSolver {
       m_exchanger->finish();
       Kokkos::Profiling::popRegion();
     }
-    update(k, m_owned_label, m_part.owned(), in_order);
+    const execution_space in_order;
+    if (launches_return_at_once && schedule().boundary_kernel_apart()) {
+      // The boundary kernel beside the bulk kernel (UpdateSchedule::run), on the second
+      // instance, between two events: after the wall fill and the exchange, before whatever the
+      // default instance runs next.
+      order_after(m_spaces[1], in_order);
+      update(k, m_owned_label, m_part.owned(), in_order, m_spaces[1]);
+      order_after(in_order, m_spaces[1]);
+    } else {
+      update(k, m_owned_label, m_part.owned(), in_order, in_order);
+    }
   }
 
   /// A device kernel's launch returns before the kernel ends; a host backend's returns after it.
@@ -551,6 +557,9 @@ class SolverCore : public FlowSolver {
   /// same: the interior kernel and the exchange touch different slots (an AB step reads one lattice and writes the
   /// other; an AA step's slots are each read and written by one voxel, and the messages carry those of halo and shared
   /// voxels).
+  ///
+  /// On a device the interior's boundary kernel runs on the shared kernels' instance, beside the interior's bulk kernel
+  /// (UpdateSchedule::run) and before the shared kernels, which wait for the exchange anyway.
   ///
   /// The instances are ordered among themselves, not by the host (instance_order.hpp). The wall fill and the interior
   /// kernel share an instance, so the GPU goes from the one to the other with no event between streams on the path of
@@ -569,16 +578,16 @@ class SolverCore : public FlowSolver {
     fill_walls(k, m_spaces[0]);
     order_after(in_order, m_spaces[0]);
     order_after(m_spaces[1], m_spaces[0]);
-    if constexpr (launches_return_at_once) update(k, m_interior_label, interior, m_spaces[0]);
+    if constexpr (launches_return_at_once) update(k, m_interior_label, interior, m_spaces[0], m_spaces[1]);
     Kokkos::Profiling::pushRegion("karman::halo_start");
     m_exchanger->start(m_f[0], m_plans[int(k)]);
     Kokkos::Profiling::popRegion();
-    if constexpr (!launches_return_at_once) update(k, m_interior_label, interior, m_spaces[0]);
+    if constexpr (!launches_return_at_once) update(k, m_interior_label, interior, m_spaces[0], m_spaces[0]);
     Kokkos::Profiling::pushRegion("karman::halo_finish");
     m_exchanger->finish();
     Kokkos::Profiling::popRegion();
-    update(k, m_shared_lo_label, {owned.begin, interior.begin}, m_spaces[1]);
-    update(k, m_shared_hi_label, {interior.end, owned.end}, m_spaces[1]);
+    update(k, m_shared_lo_label, {owned.begin, interior.begin}, m_spaces[1], m_spaces[1]);
+    update(k, m_shared_hi_label, {interior.end, owned.end}, m_spaces[1], m_spaces[1]);
     order_after(in_order, m_spaces[1]);
     order_after(in_order, m_spaces[0]);
   }

@@ -86,24 +86,32 @@ class UpdateSchedule {
     m_boundary = VoxelList<MemorySpace>("karman::boundary_voxels", boundary);
   }
 
-  /// Runs `bulk(v)` on the bulk voxels of `range` and `boundary(v)` on its boundary voxels, one
-  /// after the other on `space` (asynchronous). Without a classification `bulk` runs on every
-  /// voxel (named label.whole); fused, `boundary` does (label.boundary).
-  /// Both kernels go to one instance: running the boundary kernel on a second one beside the
-  /// bulk was measured no faster on the H100 (docs/performance.md §5) and cost two fences a step.
+  /// Runs `bulk(v)` on the bulk voxels of `range` on `space` and `boundary(v)` on its boundary
+  /// voxels on `boundary_space` (asynchronous), the boundary kernel launched first. Without a
+  /// classification `bulk` runs on every voxel (named label.whole); fused, `boundary` does
+  /// (label.boundary); both on `space`. The caller orders the two instances: the kernels may run
+  /// at the same time, since they read and write different slots (the file comment). On a GPU the
+  /// boundary kernel holds a few per cent of the voxels but takes 11-12 us of a 192^3 D3Q27 step
+  /// on an H200 whatever the rank's share of the box (docs/performance.md, "where a step's time
+  /// goes"): after the bulk kernel on one stream that time adds to every step, on a second stream
+  /// it can run beside it.
   /// Ranges and the bulk mask run by x-rows on CPUs (for_each_row.hpp), the boundary list per voxel.
   template <class... Properties, class ExecutionSpace, class Bulk, class Boundary>
-  void run(const KernelLabels& label, const VoxelRange& range, const ExecutionSpace& space, const Bulk& bulk,
-           const Boundary& boundary) const {
+  void run(const KernelLabels& label, const VoxelRange& range, const ExecutionSpace& space,
+           const ExecutionSpace& boundary_space, const Bulk& bulk, const Boundary& boundary) const {
     if (!m_classified) {
       for_each_row<Properties...>(label.whole, range, space, bulk);
     } else if (m_mode == Schedule::fused) {
       for_each_row<Properties...>(label.boundary, range, space, boundary);
     } else {
-      for_each<Properties...>(label.boundary, m_boundary, range, space, boundary);
+      for_each<Properties...>(label.boundary, m_boundary, range, boundary_space, boundary);
       for_each_row<Properties...>(label.bulk, range, m_bulk, space, bulk);
     }
   }
+
+  /// True when the boundary kernel runs on its own (split, with boundary voxels): only then does
+  /// run() use its `boundary_space`.
+  bool boundary_kernel_apart() const { return split() && m_boundary.size() > 0; }
 
   /// True when voxels were classified (a case with a flag field).
   bool split() const { return m_classified && m_mode == Schedule::split; }
