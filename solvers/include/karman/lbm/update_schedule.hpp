@@ -93,7 +93,7 @@ class UpdateSchedule {
   /// at the same time, since they read and write different slots (the file comment). On a GPU the
   /// boundary kernel holds a few per cent of the voxels but takes 11-12 us of a 192^3 D3Q27 step
   /// on an H200 whatever the rank's share of the box (docs/performance.md, "where a step's time
-  /// goes"): after the bulk kernel on one stream that time adds to every step; on a second stream
+  /// goes"): on the bulk kernel's stream that time adds to every step; on a second stream
   /// beside it a step took 4 us less on one GPU and 9 us less on each of two (192^3 D3Q27 SoA,
   /// docs/performance.md, "the interior's boundary kernel beside its bulk kernel").
   /// Ranges and the bulk mask run by x-rows on CPUs (for_each_row.hpp), the boundary list per voxel.
