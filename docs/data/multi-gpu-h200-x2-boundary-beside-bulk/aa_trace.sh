@@ -1,10 +1,7 @@
 #!/bin/bash
+# AA traces of the B build on 1 and 2 GPUs (second command); Open MPI, PATH and LD_LIBRARY_PATH set up as in extra.sh.
 set -u
 cd "$(dirname "$0")/.."
-tar xzf .gpu/ompi.tar.gz -C /opt
-export PATH=/opt/karman-ompi/bin:$PATH
-export LD_LIBRARY_PATH=/opt/karman-ompi/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib:/usr/local/cuda/extras/CUPTI/lib64
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 gunzip -c .gpu/B.gz > /tmp/B && chmod +x /tmp/B
 run() {  # run NAME NP ARGS...
   local name=$1 np=$2; shift 2
