@@ -120,31 +120,32 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   MpiHaloExchanger(const MpiHaloExchanger&) = delete;
   MpiHaloExchanger& operator=(const MpiHaloExchanger&) = delete;
 
-  /// Posts every receive of `plan`, then packs and stages what needs it, then posts every send.
-  /// Waits first for the work queued on the exchanger's instance (what wrote the values to
-  /// send), not for all of Kokkos: kernels on other instances run on.
+  /// Packs and stages what needs it, then posts every receive of `plan` and every send.
+  /// Orders the packing after the work queued on the exchanger's instance and the default one
+  /// (what wrote the values to send), then waits once, for that work and the packing, not for
+  /// all of Kokkos: kernels on other instances run on. The receives are posted after that wait,
+  /// since a GPU-aware MPI may write a halo as soon as its receive is posted, and the kernels
+  /// queued before the exchange may still read it.
   void start(const FieldType& field, const HaloPlan& plan) override {
     if (m_in_flight) throw std::logic_error("karman::comm::MpiHaloExchanger::start: previous exchange not finished");
     const auto started = clock::now();
     ProfilingRegion region("karman::comm::halo_start");
     // The exchanger's instance may be another stream than the default one, whose kernels wrote the values to send.
     order_after(m_space, execution_space());
-    compat::fence(m_space, "karman::comm::MpiHaloExchanger::start");
     m_active = prepare(field, plan);
     m_field = field;
     const Prepared& p = m_plans[m_active];
+    // Queued behind that work, not after a host round trip: on a GPU the packing follows the
+    // kernels it waits for directly, and the host wakes once, when all of it is done.
+    detail::move_pieces<true>(m_space, m_field, m_buffer, p.pack_table);
+    if (m_staged)
+      for (const Message& m : p.sends) Kokkos::deep_copy(m_space, staging_run(m), device_run(m));
+    compat::fence(m_space, "karman::comm::MpiHaloExchanger::start: packed and staged");
     m_requests.clear();
     for (const Message& m : p.receives) {
       m_requests.emplace_back();
       MPI_Irecv(mpi_pointer(m), mpi_count(m), mpi_type(m), m.peer, m.tag, m_comm, &m_requests.back());
     }
-    bool device_work = !p.packs.empty();
-    detail::move_pieces<true>(m_space, m_field, m_buffer, p.pack_table);
-    if (m_staged) {
-      for (const Message& m : p.sends) Kokkos::deep_copy(m_space, staging_run(m), device_run(m));
-      device_work = device_work || !p.sends.empty();
-    }
-    if (device_work) compat::fence(m_space, "karman::comm::MpiHaloExchanger::start: packed and staged");
     for (const Message& m : p.sends) {
       m_requests.emplace_back();
       MPI_Isend(mpi_pointer(m), mpi_count(m), mpi_type(m), m.peer, m.tag, m_comm, &m_requests.back());

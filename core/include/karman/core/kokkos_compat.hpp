@@ -57,16 +57,21 @@ inline Kokkos::Cuda cuda_instance_at_priority(bool highest) {
 #endif
 
 /// `count` instances of an execution space that may run concurrently, where the backend
-/// allows (CUDA/HIP streams through partition_space on Kokkos >= 4.0); otherwise copies of
-/// the default instance, which run in order: overlap then comes from MPI progress alone.
-/// On CUDA (Kokkos >= 4.2) the first instance's stream has the lowest priority and the others
-/// the highest: the overlapped step runs its interior on the first and the shared voxels on the
-/// second, whose blocks then take SMs as the interior kernel's blocks retire instead of waiting
-/// for the last of them.
+/// allows (CUDA/HIP streams through partition_space on Kokkos >= 4.0, a stream each); otherwise
+/// copies of the default instance, which run in order: overlap then comes from MPI progress
+/// alone. On CUDA (Kokkos >= 4.2) the first instance's stream has the lowest priority and the
+/// others the highest: the overlapped step runs its interior on the first and the shared voxels
+/// on the others, whose blocks then take SMs as the interior kernel's blocks retire instead of
+/// waiting for the last of them.
 template <class ExecutionSpace>
 std::vector<ExecutionSpace> make_concurrent_instances(int count) {
   std::vector<ExecutionSpace> instances;
 #if KARMAN_KOKKOS_AT_LEAST(4, 0)
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible) {
+    // A device instance of its own per call: a stream each.
+    for (int i = 0; i < count; ++i) instances.push_back(Kokkos::Experimental::partition_space(ExecutionSpace(), 1)[0]);
+    return instances;
+  }
   if (count == 2) {
     auto pair = Kokkos::Experimental::partition_space(ExecutionSpace(), 1, 1);
     instances.assign(pair.begin(), pair.end());

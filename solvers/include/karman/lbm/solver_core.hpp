@@ -332,7 +332,7 @@ class SolverCore : public FlowSolver {
         m_forced(forced),
         m_collision(collision),
         m_boundaries(setup.boundaries),
-        m_spaces(compat::make_concurrent_instances<execution_space>(2)) {
+        m_spaces(compat::make_concurrent_instances<execution_space>(launches_return_at_once ? 5 : 2)) {
     for (int d = 0; d < 3; ++d) m_force[d] = T(setup.relaxation.force[d]);
     if (m_exchanger) {
       for (const StepKind k : {StepKind::ab_pull, StepKind::aa_odd, StepKind::aa_even})
@@ -559,7 +559,10 @@ class SolverCore : public FlowSolver {
   /// voxels).
   ///
   /// On a device the interior's boundary kernel runs on the shared kernels' instance, beside the interior's bulk kernel
-  /// (UpdateSchedule::run) and before the shared kernels, which wait for the exchange anyway.
+  /// (UpdateSchedule::run) and before the shared kernels, which wait for the exchange anyway. The shared kernels (a
+  /// bulk and a boundary kernel for each of the two ranges) then run side by side on four instances (m_spaces[1..4]):
+  /// they are small, come after the exchange, when the interior kernel is ending, and one after the other they were the
+  /// tail of every step (four launches of 2-10 us each on a 2x2x1 block, 4 x H200, session 28).
   ///
   /// The instances are ordered among themselves, not by the host (instance_order.hpp). The wall fill and the interior
   /// kernel share an instance, so the GPU goes from the one to the other with no event between streams on the path of
@@ -573,8 +576,13 @@ class SolverCore : public FlowSolver {
   void overlapped_step(StepKind k, bool follows_overlapped_step) {
     const execution_space in_order;
     const VoxelRange owned = m_part.owned(), interior = m_part.group(m_part.interior_group());
-    // Between two steps of advance() nothing is queued on the default instance.
-    order_after(m_spaces[0], follows_overlapped_step ? m_spaces[1] : in_order);
+    // Between two steps of advance() nothing is queued on the default instance. The last step's shared kernels are
+    // waited for on each of their instances: an event each, not a chain of them through one instance.
+    if (follows_overlapped_step) {
+      for (std::size_t i = 1; i < m_spaces.size(); ++i) order_after(m_spaces[0], m_spaces[i]);
+    } else {
+      order_after(m_spaces[0], in_order);
+    }
     fill_walls(k, m_spaces[0]);
     order_after(in_order, m_spaces[0]);
     order_after(m_spaces[1], m_spaces[0]);
@@ -582,14 +590,24 @@ class SolverCore : public FlowSolver {
     Kokkos::Profiling::pushRegion("karman::halo_start");
     m_exchanger->start(m_f[0], m_plans[int(k)]);
     Kokkos::Profiling::popRegion();
-    if constexpr (!launches_return_at_once) update(k, m_interior_label, interior, m_spaces[0], m_spaces[0]);
+    if constexpr (launches_return_at_once) {
+      // The shared kernels' other instances start where the second stands, after the fill: ordered while the host
+      // waits for the messages anyway, not before the exchange starts.
+      for (std::size_t i = 2; i < m_spaces.size(); ++i) order_after(m_spaces[i], m_spaces[1]);
+    } else {
+      update(k, m_interior_label, interior, m_spaces[0], m_spaces[0]);
+    }
     Kokkos::Profiling::pushRegion("karman::halo_finish");
     m_exchanger->finish();
     Kokkos::Profiling::popRegion();
-    update(k, m_shared_lo_label, {owned.begin, interior.begin}, m_spaces[1], m_spaces[1]);
-    update(k, m_shared_hi_label, {interior.end, owned.end}, m_spaces[1], m_spaces[1]);
-    order_after(in_order, m_spaces[1]);
-    order_after(in_order, m_spaces[0]);
+    if constexpr (launches_return_at_once) {
+      update(k, m_shared_lo_label, {owned.begin, interior.begin}, m_spaces[1], m_spaces[2]);
+      update(k, m_shared_hi_label, {interior.end, owned.end}, m_spaces[3], m_spaces[4]);
+    } else {
+      update(k, m_shared_lo_label, {owned.begin, interior.begin}, m_spaces[1], m_spaces[1]);
+      update(k, m_shared_hi_label, {interior.end, owned.end}, m_spaces[1], m_spaces[1]);
+    }
+    for (const execution_space& space : m_spaces) order_after(in_order, space);
   }
 
   /// Moments of the owned voxels as a step of kind K would read them, halos exchanged.
@@ -647,6 +665,8 @@ class SolverCore : public FlowSolver {
   bool m_forced;
   std::string m_collision;
   BoundaryTable m_boundaries;
+  /// [0] the interior (wall fill, bulk kernel), [1] the interior's boundary kernel and the shared kernels; on devices
+  /// [2..4] the shared kernels beside [1] (overlapped_step()).
   std::vector<execution_space> m_spaces;
   field_type m_f[2];
   Kokkos::View<flag_t*, MemorySpace> m_flags;
