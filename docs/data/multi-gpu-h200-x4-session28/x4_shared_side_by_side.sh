@@ -1,5 +1,5 @@
 #!/bin/bash
-# 4 x H200: B (989adee, main) / C (shared kernels side by side, session 28 variant C2, not in main) interleaved, 192^3;
+# 4 x H200: B (989adee) / C (session 28 variant C2, the code of 78942a5: shared kernels side by side) interleaved, 192^3;
 # then a CUPTI trace of C (2x2x1 blocks) and the strong study of B at 4 ranks (run_gpu_studies.sh, 2000 steps).
 set -u
 reps=${1:-3}
