@@ -1,27 +1,8 @@
 #!/bin/bash
 # 4 x H200: A (197eadc) / B (989adee, = main's code) interleaved, D3Q27 FP32 cavity 192^3, 2000 steps;
 # then CUPTI traces of B (2x2x1 blocks, slabs) and the invariance check of B on 4 GPUs (GPU-aware).
-set -u
 reps=${1:-3}
-cd "$(dirname "$0")/.."
-tar xzf .gpu/ompi.tar.gz -C /opt
-export PATH=/opt/karman-ompi/bin:$PATH
-export LD_LIBRARY_PATH=/opt/karman-ompi/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib:/usr/local/cuda/extras/CUPTI/lib64
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
-mkdir -p /tmp/bin /tmp/r
-for b in A B; do gunzip -c .gpu/$b.gz > /tmp/bin/$b && chmod +x /tmp/bin/$b; done
-cp .gpu/tracer.so /tmp/bin/
-NG=$(nvidia-smi -L | wc -l)
-{ date; nvidia-smi; nvidia-smi topo -m; ompi_info --parsable --all | grep cuda_support; } > $OUT/machine.txt 2>&1
-run() {  # run TAG BIN NP ARGS...
-  local tag=$1 bin=$2 np=$3; shift 3
-  local dir=/tmp/r/$tag-$bin
-  mpirun -np $np --bind-to none ${MPIFLAGS:-} /tmp/bin/$bin cavity --dim 3 --lattice d3q27 --precision float --quiet \
-    --no-fields --mpi-gpu-aware on --kokkos-map-device-id-by=mpi_rank --output $dir --overwrite "$@" > $dir.log 2>&1 \
-    || { echo "FAILED $tag $bin"; tail -5 $dir.log; return; }
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps({'tag':sys.argv[2],'bin':sys.argv[3],'np':int(sys.argv[4]),'mlups':d['mlups'],'after':d.get('mlups_after_warmup'),'fp':d['fields_fnv1a64']}))" \
-    $dir/summary.json $tag $bin $np | tee -a $OUT/runs.jsonl
-}
+BINS="A B" source "$(dirname "$0")/common.sh"
 for r in $(seq $reps); do
   for b in A B; do
     run 1gpu-soa-192 $b 1 --n 190 --steps 2000 --layout soa
@@ -30,12 +11,7 @@ for r in $(seq $reps); do
     run ${NG}gpu-dis-slabs-192 $b $NG --n 190 --steps 2000 --layout disaggregated
   done
 done
-for cfg in "blocks --layout soa --ranks-per-axis 2x2x1" "slabs --layout disaggregated"; do
-  set -- $cfg; name=$1; shift
-  T=/tmp/traces/B-$NG-$name; mkdir -p $T
-  MPIFLAGS="-x KOKKOS_TOOLS_LIBS=/tmp/bin/tracer.so -x KARMAN_TRACE_DIR=$T" run trace-$name B $NG --n 190 --steps 60 "$@"
-done
-cp /tmp/r/trace-*.log /tmp/traces/ 2>/dev/null
-tar czf $OUT/traces.tar.gz -C /tmp traces
+trace blocks B --layout soa --ranks-per-axis 2x2x1
+trace slabs B --layout disaggregated
 MPI_GPU_AWARE=on bash perf/scaling/run_gpu_studies.sh /tmp/bin/B /tmp/check $NG check > $OUT/check.log 2>&1
 tail -2 $OUT/check.log
