@@ -332,7 +332,7 @@ class SolverCore : public FlowSolver {
         m_forced(forced),
         m_collision(collision),
         m_boundaries(setup.boundaries),
-        m_spaces(compat::make_concurrent_instances<execution_space>(launches_return_at_once ? 5 : 2)) {
+        m_spaces(compat::make_concurrent_instances<execution_space>(1 + shared_instances)) {
     for (int d = 0; d < 3; ++d) m_force[d] = T(setup.relaxation.force[d]);
     if (m_exchanger) {
       for (const StepKind k : {StepKind::ab_pull, StepKind::aa_odd, StepKind::aa_even})
@@ -590,25 +590,22 @@ class SolverCore : public FlowSolver {
     Kokkos::Profiling::pushRegion("karman::halo_start");
     m_exchanger->start(m_f[0], m_plans[int(k)]);
     Kokkos::Profiling::popRegion();
-    if constexpr (launches_return_at_once) {
-      // The shared kernels' other instances start where the second stands, after the fill: ordered while the host
-      // waits for the messages anyway, not before the exchange starts.
-      for (std::size_t i = 2; i < m_spaces.size(); ++i) order_after(m_spaces[i], m_spaces[1]);
-    } else {
-      update(k, m_interior_label, interior, m_spaces[0], m_spaces[0]);
-    }
+    if constexpr (!launches_return_at_once) update(k, m_interior_label, interior, m_spaces[0], m_spaces[0]);
+    // The shared kernels' other instances (devices only) start where the second stands, after the fill: ordered while
+    // the host waits for the messages anyway, not before the exchange starts.
+    for (std::size_t i = 2; i < m_spaces.size(); ++i) order_after(m_spaces[i], m_spaces[1]);
     Kokkos::Profiling::pushRegion("karman::halo_finish");
     m_exchanger->finish();
     Kokkos::Profiling::popRegion();
-    if constexpr (launches_return_at_once) {
-      update(k, m_shared_lo_label, {owned.begin, interior.begin}, m_spaces[1], m_spaces[2]);
-      update(k, m_shared_hi_label, {interior.end, owned.end}, m_spaces[3], m_spaces[4]);
-    } else {
-      update(k, m_shared_lo_label, {owned.begin, interior.begin}, m_spaces[1], m_spaces[1]);
-      update(k, m_shared_hi_label, {interior.end, owned.end}, m_spaces[1], m_spaces[1]);
-    }
+    update(k, m_shared_lo_label, {owned.begin, interior.begin}, shared_space(0), shared_space(1));
+    update(k, m_shared_hi_label, {interior.end, owned.end}, shared_space(2), shared_space(3));
     for (const execution_space& space : m_spaces) order_after(in_order, space);
   }
+
+  /// Instances of the overlapped step's four shared kernels (lower range bulk and boundary, upper range bulk and
+  /// boundary): side by side on a device, one instance on a host backend, whose launches run to their end anyway.
+  static constexpr std::size_t shared_instances = launches_return_at_once ? 4 : 1;
+  const execution_space& shared_space(std::size_t kernel) const { return m_spaces[1 + kernel % shared_instances]; }
 
   /// Moments of the owned voxels as a step of kind K would read them, halos exchanged.
   template <StepKind K>
@@ -665,8 +662,8 @@ class SolverCore : public FlowSolver {
   bool m_forced;
   std::string m_collision;
   BoundaryTable m_boundaries;
-  /// [0] the interior (wall fill, bulk kernel), [1] the interior's boundary kernel and the shared kernels; on devices
-  /// [2..4] the shared kernels beside [1] (overlapped_step()).
+  /// [0] the interior (wall fill, bulk kernel), [1 .. shared_instances] the interior's boundary kernel and the shared
+  /// kernels (overlapped_step()).
   std::vector<execution_space> m_spaces;
   field_type m_f[2];
   Kokkos::View<flag_t*, MemorySpace> m_flags;
