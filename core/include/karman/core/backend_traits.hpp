@@ -65,6 +65,19 @@
 #define KARMAN_FLATTEN
 #endif
 
+/// Placed after a lambda's parameter list: inline the lambda wherever it is called. flatten
+/// (above) leaves a lambda out of line once GCC finds it too large to inline (--param
+/// max-inline-insns-single): StreamCollide::update_block's lambdas, one a population
+/// (block_tile.hpp, BlockTile::pull, says what inlining them gained). Not under
+/// AddressSanitizer, for flatten's reason.
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL)
+#define KARMAN_INLINE_LAMBDA
+#elif defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define KARMAN_INLINE_LAMBDA __attribute__((always_inline))
+#else
+#define KARMAN_INLINE_LAMBDA
+#endif
+
 namespace karman {
 
 /// Defaults for an execution space: the CSoA chunk size that keeps one chunk of one component

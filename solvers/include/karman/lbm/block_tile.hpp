@@ -61,9 +61,12 @@ struct BlockTile {
   /// flight while the pull's loads miss. With a store a row the 128^3 update ran at a third of
   /// the dense grid's rate on two cores, against 1.4 times it where the grid fits in cache;
   /// these stores and StreamCollide::prefetch_block's hints together took it to 0.43-0.47 of
-  /// the dense rate (docs/performance.md §6.20).
+  /// the dense rate (docs/performance.md §6.20). The pulls are forced inline, as are the lambdas
+  /// of update_block that call them (KARMAN_INLINE_LAMBDA): GCC kept them out of line, and both
+  /// inline ran the 128^3 box 9-14 % and the porosity-0.3 packs 20-25 % faster on two EPYC cores,
+  /// either alone no faster (§6.24).
   template <int cx, int cy, int cz, class Word, class Run>
-  static void pull(const block_index_t* row, const Run& run, Word* tile) {
+  KOKKOS_FORCEINLINE_FUNCTION static void pull(const block_index_t* row, const Run& run, Word* tile) {
     constexpr int per_store = rows_per_store<Word>;
     pull_rows<cx, cy, cz>(row, run, tile, std::make_integer_sequence<int, rows / per_store>{});
   }
@@ -119,7 +122,8 @@ struct BlockTile {
   }
 
   template <int cx, int cy, int cz, class Word, class Run, int... store>
-  static void pull_rows(const block_index_t* row, const Run& run, Word* tile, std::integer_sequence<int, store...>) {
+  KOKKOS_FORCEINLINE_FUNCTION static void pull_rows(const block_index_t* row, const Run& run, Word* tile,
+                                                    std::integer_sequence<int, store...>) {
     (pull_store<cx, cy, cz, store>(row, run, tile), ...);
   }
 
@@ -133,7 +137,8 @@ struct BlockTile {
 
   /// Row r of the tile pulled by c, in `out`.
   template <int cx, int cy, int cz, int r, class Word, class Run>
-  static void load_row(const block_index_t* row, const Run& run, typename RowVectors<Word>::one& out) {
+  KOKKOS_FORCEINLINE_FUNCTION static void load_row(const block_index_t* row, const Run& run,
+                                                   typename RowVectors<Word>::one& out) {
     constexpr BlockRow from = row_at<-cy, -cz>(r);
     std::memcpy(&out, run(row[shape::direction(0, from.oy, from.oz)]) + from.row * B, sizeof out);
     if constexpr (cx != 0) {
@@ -148,13 +153,13 @@ struct BlockTile {
   /// 0 .. 2B - 1. Vectors pass by reference only: one returned by value changes the calling
   /// convention with the instruction set (GCC's -Wpsabi).
   template <int cx, class Vector, int... x>
-  static void shift(const Vector& edge, Vector& row, std::integer_sequence<int, x...>) {
+  KOKKOS_FORCEINLINE_FUNCTION static void shift(const Vector& edge, Vector& row, std::integer_sequence<int, x...>) {
     row = __builtin_shufflevector(row, edge, (x - cx < 0 ? 2 * B - 1 : (x - cx >= B ? B : x - cx))...);
   }
 
   /// Stores tile rows [store * per_store, (store + 1) * per_store) in one store.
   template <int cx, int cy, int cz, int store, class Word, class Run>
-  static void pull_store(const block_index_t* row, const Run& run, Word* tile) {
+  KOKKOS_FORCEINLINE_FUNCTION static void pull_store(const block_index_t* row, const Run& run, Word* tile) {
     constexpr int per_store = rows_per_store<Word>;
     constexpr int r = store * per_store;
     if constexpr (per_store == 1) {
@@ -179,13 +184,14 @@ struct BlockTile {
 
   /// out = a's lanes then b's.
   template <class Vector, class Pair, int... lane>
-  static void join(const Vector& a, const Vector& b, Pair& out, std::integer_sequence<int, lane...>) {
+  KOKKOS_FORCEINLINE_FUNCTION static void join(const Vector& a, const Vector& b, Pair& out,
+                                               std::integer_sequence<int, lane...>) {
     out = __builtin_shufflevector(a, b, lane...);
   }
 #else
   /// Without vector extensions a store is a row (rows_per_store), written value by value.
   template <int cx, int cy, int cz, int r, class Word, class Run>
-  static void pull_store(const block_index_t* row, const Run& run, Word* tile) {
+  KOKKOS_FORCEINLINE_FUNCTION static void pull_store(const block_index_t* row, const Run& run, Word* tile) {
     constexpr BlockRow from = row_at<-cy, -cz>(r);
     const Word* in = run(row[shape::direction(0, from.oy, from.oz)]) + from.row * B;
     const Word* edge = run(row[shape::direction(-cx, from.oy, from.oz)]) + from.row * B;

@@ -413,7 +413,7 @@ struct StreamCollide {
     alignas(64) Word tile[L::Q][voxels];
     const Word* from[L::Q];
     Word* to[L::Q];
-    static_for<L::Q>([&](auto population) {
+    static_for<L::Q>([&](auto population) KARMAN_INLINE_LAMBDA {
       constexpr int i = population;
       constexpr int read = read_slot(i), written = written_slot(i);
       // The rest population, and every population of the AA even step, stays in its voxel.
@@ -433,7 +433,7 @@ struct StreamCollide {
       }
     });
     // The collision of voxels [begin, begin + length), vectorised across them.
-    const auto collide = [&](int begin, auto length) {
+    const auto collide = [&](int begin, auto length) KARMAN_INLINE_LAMBDA {
       KARMAN_SIMD
       for (int l = begin; l < begin + int(length); ++l) {
         T f[L::Q];
@@ -451,7 +451,7 @@ struct StreamCollide {
     if constexpr (boundary_tiles) {
       using Walls = BlockWalls<voxels>;
       const flag_t* flag_words = &access.flags(first);
-      static_for<L::Q>([&](auto population) {
+      static_for<L::Q>([&](auto population) KARMAN_INLINE_LAMBDA {
         constexpr int i = population;
         if constexpr (i != L::rest) {
           const Word at_rest = encode_population<L, P>(T(L::w(i)), i);
@@ -468,7 +468,7 @@ struct StreamCollide {
       collide(0, std::integral_constant<int, voxels>{});
     }
     if constexpr (Kind == StepKind::aa_odd) {
-      static_for<L::Q>([&](auto population) {
+      static_for<L::Q>([&](auto population) KARMAN_INLINE_LAMBDA {
         constexpr int i = population;
         if constexpr (i != L::rest) {
           const auto run = [&](block_index_t n) { return &access.dst(index_t(n) * voxels, i); };
