@@ -51,30 +51,25 @@
 #define KARMAN_KERNEL_BODY
 #endif
 
-/// Inline every call in the function's body, recursively (but those marked noinline): the
-/// update a row loop vectorises (for_each_row.hpp) must reach it as one body, or the loop stays
-/// scalar; GCC kept TRT's and MRT's collision, and the D3Q19 Disaggregated AA odd step's load,
-/// out of line on its own, and those loops with them. Not under AddressSanitizer (the debug
-/// preset, -O1, which vectorises nothing): instrumented, the flattened bodies took two thirds of
-/// a solver unit's compile (docs/building.md).
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL)
-#define KARMAN_FLATTEN
-#elif defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define KARMAN_FLATTEN __attribute__((flatten))
-#else
-#define KARMAN_FLATTEN
-#endif
-
-/// Placed after a lambda's parameter list: inline the lambda wherever it is called. flatten
-/// (above) leaves a lambda out of line once GCC finds it too large to inline (--param
+/// KARMAN_FLATTEN: inline every call in the function's body, recursively (but those marked
+/// noinline): the update a row loop vectorises (for_each_row.hpp) must reach it as one body, or
+/// the loop stays scalar; GCC kept TRT's and MRT's collision, and the D3Q19 Disaggregated AA odd
+/// step's load, out of line on its own, and those loops with them.
+/// KARMAN_INLINE_LAMBDA, placed after a lambda's parameter list: inline the lambda wherever it
+/// is called. flatten leaves a lambda out of line once GCC finds it too large to inline (--param
 /// max-inline-insns-single): StreamCollide::update_block's lambdas, one a population
-/// (block_tile.hpp, BlockTile::pull, says what inlining them gained). Not under
-/// AddressSanitizer, for flatten's reason.
+/// (block_tile.hpp, BlockTile::pull, says what inlining them gained).
+/// Neither under AddressSanitizer (the debug preset, -O1, which vectorises nothing):
+/// instrumented, the flattened bodies took two thirds of a solver unit's compile
+/// (docs/building.md).
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL)
+#define KARMAN_FLATTEN
 #define KARMAN_INLINE_LAMBDA
 #elif defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define KARMAN_FLATTEN __attribute__((flatten))
 #define KARMAN_INLINE_LAMBDA __attribute__((always_inline))
 #else
+#define KARMAN_FLATTEN
 #define KARMAN_INLINE_LAMBDA
 #endif
 
