@@ -6,6 +6,7 @@
 #include <karman/core/error.hpp>
 #include <karman/lbm/compiled_variants.hpp>
 #include <karman/perf/bench.hpp>
+#include <karman/perf/sparse_bench.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -84,6 +85,33 @@ TEST(BenchCommand, SparseSweepComparesGridsOnTheSameSamples) {
   EXPECT_EQ(records[1].value("boundary_blocks", -1), 0) << records[1].dump();
   EXPECT_EQ(records[1].value("blocks", 0), 64) << records[1].dump();
   EXPECT_LT(records[3].value("fluid_voxels", 0), 16 * 16 * 16);
+  // Every sample's sector fill is its image's (sector_fill, tested below), 1 for the box.
+  for (std::size_t s = 0; s < 3; ++s) {
+    EXPECT_EQ(records[3 * s].value("sector_fill", 0.0), records[3 * s + 1].value("sector_fill", -1.0));
+    EXPECT_GT(records[3 * s].value("sector_fill", 0.0), 0.0) << records[3 * s].dump();
+    EXPECT_LE(records[3 * s].value("sector_fill", 2.0), 1.0) << records[3 * s].dump();
+  }
+  EXPECT_EQ(records[0].value("sector_fill", 0.0), 1.0);
+}
+
+// sector_fill: the fluid voxels over the voxels of the 32-byte sectors that hold one. An 8^3
+// image of 4^3 blocks: a sector of FP32 words is two x-rows of a block (8 voxels), of FP64 one
+// row (4 voxels).
+TEST(BenchCommand, SectorFillCountsTheSectorsHoldingFluid) {
+  karman::geometry::VoxelImage image;
+  image.extents = {8, 8, 8};
+  image.solid.assign(512, 1);
+  const auto fluid = [&](int x, int y, int z) { image.solid[std::size_t(x + 8 * (y + 8 * z))] = 0; };
+  fluid(1, 0, 0);  // one voxel: its sector is 1/8 fluid in FP32, 1/4 in FP64
+  EXPECT_DOUBLE_EQ(karman::perf::sector_fill(image, 4, 4), 1.0 / 8);
+  EXPECT_DOUBLE_EQ(karman::perf::sector_fill(image, 4, 8), 1.0 / 4);
+  fluid(3, 1, 0);  // the same FP32 sector (rows y = 0 and 1 of the block), another FP64 one
+  EXPECT_DOUBLE_EQ(karman::perf::sector_fill(image, 4, 4), 2.0 / 8);
+  EXPECT_DOUBLE_EQ(karman::perf::sector_fill(image, 4, 8), 2.0 / 8);
+  fluid(4, 2, 4);  // a sector of another block
+  EXPECT_DOUBLE_EQ(karman::perf::sector_fill(image, 4, 4), 3.0 / 16);
+  image.solid.assign(512, 0);
+  EXPECT_DOUBLE_EQ(karman::perf::sector_fill(image, 4, 4), 1.0);
 }
 
 // --split-collision (perf/src/split_collision.cpp): the two-launch central-moment update gives the

@@ -65,7 +65,36 @@ struct SparseBenchRecord {
   double bytes_per_fluid_voxel = 0;  ///< memory_bytes / fluid_voxels
   double vs_dense = 0;               ///< mlups_max over the dense grid's on the same sample (1 for dense)
   double vs_dense_box = 0;           ///< mlups_max over the dense grid's on the all-fluid box of the same edge
+  double sector_fill = 1;            ///< fluid share of the 32-byte sectors holding a fluid voxel (sector_fill())
 };
+
+/// The fluid voxels' share of the voxels in the `sector_bytes`-byte memory sectors that hold a
+/// fluid voxel, on a block-sparse grid of `B`^3 blocks whose populations are runs of `word_bytes`
+/// words (a sector is then B^3 * word_bytes / sector_bytes-th of a run; B^3 voxels at most).
+/// Every population of such a sector is read and written whole, so a memory-bound update moves
+/// at least 1 / sector_fill times the box's bytes per fluid voxel: sector_fill bounds its rate
+/// per fluid voxel, against the all-fluid box, from above (ignoring the flag words and the
+/// neighbour table). Blocks that hold no fluid voxel hold no such sector, so the bound depends on
+/// the image alone. 1 for an all-fluid image.
+inline double sector_fill(const geometry::VoxelImage& image, int B, int word_bytes, int sector_bytes = 32) {
+  const Extents& e = image.extents;
+  const int block_voxels = B * B * B;
+  const int words = std::min(block_voxels, std::max(1, sector_bytes / word_bytes));
+  std::int64_t fluid = 0, live_sectors = 0;
+  for (int bz = 0; bz < e.nz; bz += B)
+    for (int by = 0; by < e.ny; by += B)
+      for (int bx = 0; bx < e.nx; bx += B)
+        for (int first = 0; first < block_voxels; first += words) {
+          int in_sector = 0;
+          for (int l = first; l < first + words; ++l) {
+            const int x = bx + l % B, y = by + l / B % B, z = bz + l / (B * B);
+            if (x < e.nx && y < e.ny && z < e.nz && !image.is_solid(x, y, z)) ++in_sector;
+          }
+          fluid += in_sector;
+          live_sectors += in_sector > 0;
+        }
+  return live_sectors > 0 ? double(fluid) / double(live_sectors * words) : 1.0;
+}
 
 namespace detail {
 
@@ -168,6 +197,9 @@ inline std::vector<SparseBenchRecord> run_sparse_bench(SparseBenchOptions o,
       }
       // At rest the update does the same arithmetic and moves the same bytes as in flow.
       double dense_mlups = 0;
+      // The sweep's precisions are float and double (resolved()).
+      const int word_bytes = o.precision == "double" ? 8 : 4;
+      const double fill = image ? sector_fill(*image, lbm::sparse_block_edge<3>, word_bytes) : 1.0;
       for (const std::string& grid : o.grids) {
         SparseBenchRecord r;
         r.sample = image ? sample : "box";
@@ -179,6 +211,7 @@ inline std::vector<SparseBenchRecord> run_sparse_bench(SparseBenchOptions o,
         r.steps = o.steps;
         r.warmup = o.warmup;
         r.repeat = o.repeat;
+        r.sector_fill = fill;
         std::vector<double> seconds;
         if (grid == "dense") {
           const auto solver = lbm::make_solver(setup);
@@ -220,16 +253,17 @@ inline std::vector<SparseBenchRecord> run_sparse_bench(SparseBenchOptions o,
 /// Column titles of sparse_table_row.
 inline std::string sparse_table_header() {
   return "sample  porosity  grid      fluid voxels   blocks  boundary   MLUPS(fluid)    best   bytes/fluid voxel  "
-         "vs dense  vs dense box\n";
+         "vs dense  vs dense box  sector fill\n";
 }
 
 /// One record as a table row.
 inline std::string sparse_table_row(const SparseBenchRecord& r) {
   char line[256];
-  std::snprintf(line, sizeof line, "%-6s  %8.3f  %-8s  %12lld  %7lld  %8lld  %13.1f  %6.1f  %17.1f  %8.2f  %12.2f\n",
+  std::snprintf(line, sizeof line,
+                "%-6s  %8.3f  %-8s  %12lld  %7lld  %8lld  %13.1f  %6.1f  %17.1f  %8.2f  %12.2f  %11.3f\n",
                 r.sample.c_str(), r.porosity, r.grid.c_str(), static_cast<long long>(r.fluid_voxels),
                 static_cast<long long>(r.blocks), static_cast<long long>(r.boundary_blocks), r.mlups, r.mlups_max,
-                r.bytes_per_fluid_voxel, r.vs_dense, r.vs_dense_box);
+                r.bytes_per_fluid_voxel, r.vs_dense, r.vs_dense_box, r.sector_fill);
   return line;
 }
 
@@ -247,12 +281,12 @@ inline void write_sparse_json(const std::string& path, const std::vector<SparseB
                   "\"variant\": \"%s\", \"n\": %d, \"fluid_voxels\": %lld, \"stored_voxels\": %lld, \"blocks\": %lld, "
                   "\"boundary_blocks\": %lld, \"steps\": %d, \"warmup\": %d, \"repeat\": %d, \"seconds\": %.6g, "
                   "\"mlups\": %.6g, \"mlups_max\": %.6g, \"memory_bytes\": %zu, \"bytes_per_fluid_voxel\": %.6g, "
-                  "\"vs_dense\": %.6g, \"vs_dense_box\": %.6g}%s\n",
+                  "\"vs_dense\": %.6g, \"vs_dense_box\": %.6g, \"sector_fill\": %.6g}%s\n",
                   r.sample.c_str(), r.porosity_target, r.porosity, r.grid.c_str(), r.variant.c_str(), r.n,
                   static_cast<long long>(r.fluid_voxels), static_cast<long long>(r.stored_voxels),
                   static_cast<long long>(r.blocks), static_cast<long long>(r.boundary_blocks), r.steps, r.warmup,
                   r.repeat, r.seconds, r.mlups, r.mlups_max, r.memory_bytes, r.bytes_per_fluid_voxel, r.vs_dense,
-                  r.vs_dense_box, i + 1 < records.size() ? "," : "");
+                  r.vs_dense_box, r.sector_fill, i + 1 < records.size() ? "," : "");
     out << text;
   }
   out << "]\n";
