@@ -103,15 +103,15 @@ TEST(BenchCommand, SectorFillCountsTheSectorsHoldingFluid) {
   image.solid.assign(512, 1);
   const auto fluid = [&](int x, int y, int z) { image.solid[std::size_t(x + 8 * (y + 8 * z))] = 0; };
   fluid(1, 0, 0);  // one voxel: its sector is 1/8 fluid in FP32, 1/4 in FP64
-  EXPECT_DOUBLE_EQ(karman::perf::sector_fill(image, 4, 4), 1.0 / 8);
-  EXPECT_DOUBLE_EQ(karman::perf::sector_fill(image, 4, 8), 1.0 / 4);
+  EXPECT_DOUBLE_EQ(karman::perf::sector_fill<4>(image, 4), 1.0 / 8);
+  EXPECT_DOUBLE_EQ(karman::perf::sector_fill<4>(image, 8), 1.0 / 4);
   fluid(3, 1, 0);  // the same FP32 sector (rows y = 0 and 1 of the block), another FP64 one
-  EXPECT_DOUBLE_EQ(karman::perf::sector_fill(image, 4, 4), 2.0 / 8);
-  EXPECT_DOUBLE_EQ(karman::perf::sector_fill(image, 4, 8), 2.0 / 8);
+  EXPECT_DOUBLE_EQ(karman::perf::sector_fill<4>(image, 4), 2.0 / 8);
+  EXPECT_DOUBLE_EQ(karman::perf::sector_fill<4>(image, 8), 2.0 / 8);
   fluid(4, 2, 4);  // a sector of another block
-  EXPECT_DOUBLE_EQ(karman::perf::sector_fill(image, 4, 4), 3.0 / 16);
+  EXPECT_DOUBLE_EQ(karman::perf::sector_fill<4>(image, 4), 3.0 / 16);
   image.solid.assign(512, 0);
-  EXPECT_DOUBLE_EQ(karman::perf::sector_fill(image, 4, 4), 1.0);
+  EXPECT_DOUBLE_EQ(karman::perf::sector_fill<4>(image, 4), 1.0);
 }
 
 // --split-collision (perf/src/split_collision.cpp): the two-launch central-moment update gives the

@@ -6,6 +6,7 @@
 /// voxel updates count, on every grid, so the rates compare the work a user wants done; memory is
 /// what each grid holds per fluid voxel. Header-only: the command's library compiles it.
 
+#include <karman/core/block_shape.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/geometry/sphere_pack.hpp>
 #include <karman/core/geometry/voxel_image.hpp>
@@ -76,18 +77,20 @@ struct SparseBenchRecord {
 /// per fluid voxel, against the all-fluid box, from above (ignoring the flag words and the
 /// neighbour table). Blocks that hold no fluid voxel hold no such sector, so the bound depends on
 /// the image alone. 1 for an all-fluid image.
-inline double sector_fill(const geometry::VoxelImage& image, int B, int word_bytes, int sector_bytes = 32) {
+template <int B>
+double sector_fill(const geometry::VoxelImage& image, int word_bytes, int sector_bytes = 32) {
+  using Shape = BlockShape<3, B>;
   const Extents& e = image.extents;
-  const int block_voxels = B * B * B;
-  const int words = std::min(block_voxels, std::max(1, sector_bytes / word_bytes));
+  const int words = std::min(Shape::voxels, std::max(1, sector_bytes / word_bytes));
   std::int64_t fluid = 0, live_sectors = 0;
   for (int bz = 0; bz < e.nz; bz += B)
     for (int by = 0; by < e.ny; by += B)
       for (int bx = 0; bx < e.nx; bx += B)
-        for (int first = 0; first < block_voxels; first += words) {
+        for (int first = 0; first < Shape::voxels; first += words) {
           int in_sector = 0;
           for (int l = first; l < first + words; ++l) {
-            const int x = bx + l % B, y = by + l / B % B, z = bz + l / (B * B);
+            const int x = bx + Shape::local_coordinate(l, 0), y = by + Shape::local_coordinate(l, 1),
+                      z = bz + Shape::local_coordinate(l, 2);
             if (x < e.nx && y < e.ny && z < e.nz && !image.is_solid(x, y, z)) ++in_sector;
           }
           fluid += in_sector;
@@ -199,7 +202,7 @@ inline std::vector<SparseBenchRecord> run_sparse_bench(SparseBenchOptions o,
       double dense_mlups = 0;
       // The sweep's precisions are float and double (resolved()).
       const int word_bytes = o.precision == "double" ? 8 : 4;
-      const double fill = image ? sector_fill(*image, lbm::sparse_block_edge<3>, word_bytes) : 1.0;
+      const double fill = image ? sector_fill<lbm::sparse_block_edge<3>>(*image, word_bytes) : 1.0;
       for (const std::string& grid : o.grids) {
         SparseBenchRecord r;
         r.sample = image ? sample : "box";
