@@ -4,7 +4,10 @@
 // own runs directly (no pull: wrong physics, the same lines), copies them into an L1 tile first, pulls them
 // through karman's BlockTile with every neighbour the block itself, or the real pull; with and without the
 // prefetch hints of StreamCollide::prefetch_block (16 blocks ahead, reads and writes); and a software
-// pipeline (the next block's pulls between this block's 8-voxel chunks). Not part of the build; against a
+// pipeline (the next block's pulls between this block's 8-voxel chunks). Session 32 (§6.26) added: the
+// collision on 8-lane vectors read straight from the own runs, its 8 chunks a loop or unrolled; and the
+// pull as a loop over its stores, each looking its rows' sources up in a compile-time table. Not part of
+// the build; against a
 // checkout and a Kokkos install (header-only use of both):
 //   g++ -O3 -march=x86-64-v3 -std=c++17 -fopenmp -I<checkout>/core/include -I<checkout>/solvers/include
 //       -I<build>/core/include -I<kokkos>/include block_update_model.cpp -o model
@@ -43,27 +46,105 @@ unsigned morton(unsigned x, unsigned y, unsigned z) {
   return m;
 }
 
-// The BGK-like collision of one voxel's populations, in place (relaxation rate 1.25).
-inline __attribute__((always_inline)) void relax(float (&f)[Q]) {
-  float r = 0, u[3] = {0, 0, 0};
+// The BGK-like collision of one voxel's populations, in place (relaxation rate 1.25); F is float or an
+// 8-lane vector.
+template <class F>
+inline __attribute__((always_inline)) void relax(F (&f)[Q]) {
+  F r = f[0], u[3] = {F{}, F{}, F{}};
+#pragma GCC unroll 19
+  for (int q = 1; q < Q; ++q) r += f[q];
 #pragma GCC unroll 19
   for (int q = 0; q < Q; ++q) {
-    r += f[q];
 #pragma GCC unroll 3
-    for (int d = 0; d < 3; ++d) u[d] += L::c(q, d) * f[q];
+    for (int d = 0; d < 3; ++d) {
+      if (L::c(q, d) == 1) u[d] += f[q];
+      if (L::c(q, d) == -1) u[d] -= f[q];
+    }
   }
-  const float ir = 1.0f / r;
+  const F ir = 1.0f / r;
 #pragma GCC unroll 3
   for (int d = 0; d < 3; ++d) u[d] *= ir;
-  const float uu = 1.5f * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+  const F uu = 1.5f * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
 #pragma GCC unroll 19
   for (int q = 0; q < Q; ++q) {
-    const float cu = 3.0f * (L::c(q, 0) * u[0] + L::c(q, 1) * u[1] + L::c(q, 2) * u[2]);
-    const float feq = float(L::w(q)) * r * (1.0f + cu + 0.5f * cu * cu - uu);
+    const F cu = 3.0f * (float(L::c(q, 0)) * u[0] + float(L::c(q, 1)) * u[1] + float(L::c(q, 2)) * u[2]);
+    const F feq = float(L::w(q)) * r * (1.0f + cu + 0.5f * cu * cu - uu);
     f[q] += 1.25f * (feq - f[q]);
   }
 }
 
+typedef float v8 __attribute__((vector_size(32)));
+typedef float v4 __attribute__((vector_size(16)));
+
+// For each of a tile's 16 rows pulled by c: the table direction of the block holding its source row and of
+// the block its entering x value comes from, and the source row's first value in their runs.
+struct RowSources {
+  int dir[16], edge[16], off[16];
+};
+constexpr RowSources row_sources(int cx, int cy, int cz) {
+  RowSources t{};
+  for (int r = 0; r < 16; ++r) {
+    const int ys = (r & 3) - cy, zs = (r >> 2) - cz;
+    const int oy = ys < 0 ? -1 : (ys >= 4 ? 1 : 0), oz = zs < 0 ? -1 : (zs >= 4 ? 1 : 0);
+    t.dir[r] = 1 + 3 * (oy + 1) + 9 * (oz + 1);
+    t.edge[r] = (-cx + 1) + 3 * (oy + 1) + 9 * (oz + 1);
+    t.off[r] = (ys - 4 * oy) * 4 + (zs - 4 * oz) * 16;
+  }
+  return t;
+}
+template <int cx, int cy, int cz>
+inline constexpr RowSources sources_of = row_sources(cx, cy, cz);
+
+// Row r of the tile pulled by (cx, .., ..) whose sources are t.
+template <int cx>
+inline __attribute__((always_inline)) v4 load_row(const int* row, const float* base, const RowSources& t, int r) {
+  v4 h;
+  std::memcpy(&h, base + long(row[t.dir[r]]) * V + t.off[r], 16);
+  if constexpr (cx != 0) {
+    v4 e;
+    std::memcpy(&e, base + long(row[t.edge[r]]) * V + t.off[r], 16);
+    if constexpr (cx == 1) h = __builtin_shufflevector(h, e, 7, 0, 1, 2);
+    if constexpr (cx == -1) h = __builtin_shufflevector(h, e, 1, 2, 3, 4);
+  }
+  return h;
+}
+
+// BlockTile::pull as a loop over its 8 two-row stores (not unrolled): each load of the loop is one
+// instruction a block. With cy = 0 both rows of a store are consecutive rows of one block: one load.
+template <int cx, int cy, int cz>
+inline __attribute__((always_inline)) void pull_rolled(const int* row, const float* base, float* tile) {
+  constexpr const RowSources& t = sources_of<cx, cy, cz>;
+#pragma GCC unroll 1
+  for (int c = 0; c < 8; ++c) {
+    v8 pair;
+    if constexpr (cy == 0) {
+      std::memcpy(&pair, base + long(row[t.dir[2 * c]]) * V + t.off[2 * c], 32);
+      if constexpr (cx != 0) {
+        v8 e;
+        std::memcpy(&e, base + long(row[t.edge[2 * c]]) * V + t.off[2 * c], 32);
+        if constexpr (cx == 1) pair = __builtin_shufflevector(pair, e, 11, 0, 1, 2, 15, 4, 5, 6);
+        if constexpr (cx == -1) pair = __builtin_shufflevector(pair, e, 1, 2, 3, 8, 5, 6, 7, 12);
+      }
+    } else {
+      const v4 a = load_row<cx>(row, base, t, 2 * c), b = load_row<cx>(row, base, t, 2 * c + 1);
+      pair = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7);
+    }
+    std::memcpy(tile + 8 * c, &pair, 32);
+  }
+}
+
+// The collision on 8-lane vectors read straight from the block's own runs (no pull, as Mode 0), chunk c.
+inline __attribute__((always_inline)) void collide_chunk(const float* in, float* out, long first, int c) {
+  v8 f[Q];
+#pragma GCC unroll 19
+  for (int q = 0; q < Q; ++q) std::memcpy(&f[q], in + q * S + first + 8 * c, 32);
+  relax(f);
+#pragma GCC unroll 19
+  for (int q = 0; q < Q; ++q) std::memcpy(out + q * S + first + 8 * c, &f[q], 32);
+}
+
+// Mode 0: direct; 1: tile copy; 2: real pull; 3: pull with every neighbour the block itself; 4: 8-lane
+// vectors, a loop over the chunks; 5: the same, the chunks unrolled; 6: pull_rolled.
 template <int Mode, bool RH, bool WH>
 __attribute__((noinline)) void step(float* __restrict in, float* __restrict out) {
   const int blocks = nb * nb * nb;
@@ -81,12 +162,25 @@ __attribute__((noinline)) void step(float* __restrict in, float* __restrict out)
           }
       }
     }
+    if constexpr (Mode == 4) {
+#pragma GCC unroll 1
+      for (int c = 0; c < 8; ++c) collide_chunk(in, out, first, c);
+      continue;
+    } else if constexpr (Mode == 5) {
+      sfor(
+          [&](auto c) __attribute__((always_inline)) { collide_chunk(in, out, first, c); },
+          std::make_integer_sequence<int, 8>{});
+      continue;
+    }
     alignas(64) float tile[Q][V];
     const float* from[Q];
     sfor(
         [&](auto qc) __attribute__((always_inline)) {
           constexpr int q = qc;
-          if constexpr (Mode >= 2 && q != 0) {
+          if constexpr (Mode == 6 && q != 0) {
+            pull_rolled<L::c(q, 0), L::c(q, 1), L::c(q, 2)>(row, in + q * S, tile[q]);
+            from[q] = tile[q];
+          } else if constexpr ((Mode == 2 || Mode == 3) && q != 0) {
             const auto run = [&](int n) { return in + q * S + long(Mode == 3 ? b : n) * V; };
             Tile::pull<L::c(q, 0), L::c(q, 1), L::c(q, 2)>(row, run, tile[q]);
             from[q] = tile[q];
@@ -122,7 +216,6 @@ double run(int steps) {
 // Software-pipelined: while block b's 8 chunks collide from one tile, block b + 1's populations are pulled
 // into the other, populations {c, c + 8, c + 16} after chunk c, so the next block's loads overlap this
 // block's arithmetic.
-template <bool Pull>
 __attribute__((noinline)) void step_pipelined(float* __restrict in, float* __restrict out) {
   const int blocks = nb * nb * nb;
 #pragma omp parallel
@@ -134,12 +227,8 @@ __attribute__((noinline)) void step_pipelined(float* __restrict in, float* __res
       constexpr int q = qc;
       if constexpr (q != 0) {
         const int* row = table.data() + 27L * b;
-        if constexpr (Pull) {
-          const auto run = [&](int n) { return in + q * S + long(n) * V; };
-          Tile::pull<L::c(q, 0), L::c(q, 1), L::c(q, 2)>(row, run, tile[q]);
-        } else {
-          std::memcpy(tile[q], in + q * S + long(b) * V, sizeof tile[q]);
-        }
+        const auto run = [&](int n) { return in + q * S + long(n) * V; };
+        Tile::pull<L::c(q, 0), L::c(q, 1), L::c(q, 2)>(row, run, tile[q]);
       }
     };
     if (lo < hi)
@@ -173,11 +262,10 @@ __attribute__((noinline)) void step_pipelined(float* __restrict in, float* __res
     }
   }
 }
-template <bool Pull>
 double run_pipelined(int steps) {
-  for (int s = 0; s < 2; ++s) step_pipelined<Pull>(s % 2 ? dst : src, s % 2 ? src : dst);
+  for (int s = 0; s < 2; ++s) step_pipelined(s % 2 ? dst : src, s % 2 ? src : dst);
   auto t0 = std::chrono::steady_clock::now();
-  for (int s = 0; s < steps; ++s) step_pipelined<Pull>(s % 2 ? dst : src, s % 2 ? src : dst);
+  for (int s = 0; s < steps; ++s) step_pipelined(s % 2 ? dst : src, s % 2 ? src : dst);
   double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return double(nb * nb * nb) * V * steps / t / 1e6;
 }
@@ -226,6 +314,10 @@ int main(int argc, char** argv) {
     show("pull self, read+write hints", run<3, true, true>(steps));
     show("pull, no hints", run<2, false, false>(steps));
     show("pull, read+write hints", run<2, true, true>(steps));
-    show("pull, pipelined", run_pipelined<true>(steps));
+    show("pull, pipelined", run_pipelined(steps));
+    show("vectors, chunk loop, no hints", run<4, false, false>(steps));
+    show("vectors, chunks unrolled, no hints", run<5, false, false>(steps));
+    show("pull as a loop, no hints", run<6, false, false>(steps));
+    show("pull as a loop, read+write hints", run<6, true, true>(steps));
   }
 }
