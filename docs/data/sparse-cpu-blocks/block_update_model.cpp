@@ -7,8 +7,7 @@
 // pipeline (the next block's pulls between this block's 8-voxel chunks). Session 32 (§6.26) added: the
 // collision on 8-lane vectors read straight from the own runs, its 8 chunks a loop or unrolled; and the
 // pull as a loop over its stores, each looking its rows' sources up in a compile-time table. Not part of
-// the build; against a
-// checkout and a Kokkos install (header-only use of both):
+// the build; against a checkout and a Kokkos install (header-only use of both):
 //   g++ -O3 -march=x86-64-v3 -std=c++17 -fopenmp -I<checkout>/core/include -I<checkout>/solvers/include
 //       -I<build>/core/include -I<kokkos>/include block_update_model.cpp -o model
 //   OMP_NUM_THREADS=2 OMP_PROC_BIND=false ./model 32 10    # 128^3, 10 steps; ./model 8 40 for 32^3 (in cache)
@@ -19,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/prefetch.hpp>
 #include <karman/lbm/block_tile.hpp>
 #include <karman/lbm/d3q19.hpp>
@@ -37,13 +37,6 @@ std::vector<int> table;  // 27 per block
 template <class F, int... I>
 inline __attribute__((always_inline)) void sfor(F&& f, std::integer_sequence<int, I...>) {
   (f(std::integral_constant<int, I>{}), ...);
-}
-
-unsigned morton(unsigned x, unsigned y, unsigned z) {
-  unsigned m = 0;
-  for (int b = 0; b < 10; ++b)
-    m |= ((x >> b) & 1u) << (3 * b) | ((y >> b) & 1u) << (3 * b + 1) | ((z >> b) & 1u) << (3 * b + 2);
-  return m;
 }
 
 // The BGK-like collision of one voxel's populations, in place (relaxation rate 1.25); F is float or an
@@ -86,8 +79,8 @@ constexpr RowSources row_sources(int cx, int cy, int cz) {
   for (int r = 0; r < 16; ++r) {
     const int ys = (r & 3) - cy, zs = (r >> 2) - cz;
     const int oy = ys < 0 ? -1 : (ys >= 4 ? 1 : 0), oz = zs < 0 ? -1 : (zs >= 4 ? 1 : 0);
-    t.dir[r] = 1 + 3 * (oy + 1) + 9 * (oz + 1);
-    t.edge[r] = (-cx + 1) + 3 * (oy + 1) + 9 * (oz + 1);
+    t.dir[r] = Tile::shape::direction(0, oy, oz);
+    t.edge[r] = Tile::shape::direction(-cx, oy, oz);
     t.off[r] = (ys - 4 * oy) * 4 + (zs - 4 * oz) * 16;
   }
   return t;
@@ -204,13 +197,18 @@ __attribute__((noinline)) void step(float* __restrict in, float* __restrict out)
   }
 }
 
-template <int Mode, bool RH, bool WH>
-double run(int steps) {
-  for (int s = 0; s < 2; ++s) step<Mode, RH, WH>(s % 2 ? dst : src, s % 2 ? src : dst);
+// MLUPS of `steps` AB steps of `step(in, out)` after two untimed ones.
+template <class Step>
+double time_steps(Step step, int steps) {
+  for (int s = 0; s < 2; ++s) step(s % 2 ? dst : src, s % 2 ? src : dst);
   auto t0 = std::chrono::steady_clock::now();
-  for (int s = 0; s < steps; ++s) step<Mode, RH, WH>(s % 2 ? dst : src, s % 2 ? src : dst);
+  for (int s = 0; s < steps; ++s) step(s % 2 ? dst : src, s % 2 ? src : dst);
   double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return double(nb * nb * nb) * V * steps / t / 1e6;
+}
+template <int Mode, bool RH, bool WH>
+double run(int steps) {
+  return time_steps(step<Mode, RH, WH>, steps);
 }
 
 // Software-pipelined: while block b's 8 chunks collide from one tile, block b + 1's populations are pulled
@@ -262,13 +260,6 @@ __attribute__((noinline)) void step_pipelined(float* __restrict in, float* __res
     }
   }
 }
-double run_pipelined(int steps) {
-  for (int s = 0; s < 2; ++s) step_pipelined(s % 2 ? dst : src, s % 2 ? src : dst);
-  auto t0 = std::chrono::steady_clock::now();
-  for (int s = 0; s < steps; ++s) step_pipelined(s % 2 ? dst : src, s % 2 ? src : dst);
-  double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return double(nb * nb * nb) * V * steps / t / 1e6;
-}
 
 int main(int argc, char** argv) {
   nb = argc > 1 ? atoi(argv[1]) : 32;
@@ -284,11 +275,10 @@ int main(int argc, char** argv) {
     for (long i = 0; i < Q * S; ++i) (*p)[i] = float(L::w(int(i / S)));
   }
   // Z-order numbering of the blocks and the neighbour table.
-  std::vector<unsigned> code(nb * nb * nb), order(nb * nb * nb);
-  std::vector<std::pair<unsigned, int>> keys;
+  std::vector<std::pair<std::uint64_t, int>> keys;
   for (int z = 0; z < nb; ++z)
     for (int y = 0; y < nb; ++y)
-      for (int x = 0; x < nb; ++x) keys.push_back({morton(x, y, z), x + nb * (y + nb * z)});
+      for (int x = 0; x < nb; ++x) keys.push_back({detail::morton_key(x, y, z), x + nb * (y + nb * z)});
   std::sort(keys.begin(), keys.end());
   std::vector<int> number(nb * nb * nb);
   for (int i = 0; i < int(keys.size()); ++i) number[keys[i].second] = i;
@@ -301,7 +291,7 @@ int main(int argc, char** argv) {
           for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx) {
               const int n = number[(x + dx + nb) % nb + nb * ((y + dy + nb) % nb + nb * ((z + dz + nb) % nb))];
-              table[27L * b + (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1)] = n;
+              table[27L * b + Tile::shape::direction(dx, dy, dz)] = n;
             }
       }
   auto show = [&](const char* name, double m) { std::printf("%-34s %8.1f MLUPS\n", name, m); };
@@ -314,7 +304,7 @@ int main(int argc, char** argv) {
     show("pull self, read+write hints", run<3, true, true>(steps));
     show("pull, no hints", run<2, false, false>(steps));
     show("pull, read+write hints", run<2, true, true>(steps));
-    show("pull, pipelined", run_pipelined(steps));
+    show("pull, pipelined", time_steps(step_pipelined, steps));
     show("vectors, chunk loop, no hints", run<4, false, false>(steps));
     show("vectors, chunks unrolled, no hints", run<5, false, false>(steps));
     show("pull as a loop, no hints", run<6, false, false>(steps));
