@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Sectors a warp's pull asks the L2 for, per D3Q19 direction, against the 4 of an unshifted load.
+
+A warp is 32 consecutive voxels of a block (BlockShape::local_index: x fastest), a population's
+values of a block one contiguous run (CSoA on the block-sparse grid), FP32, 32-byte sectors. The
+pull of direction c reads voxel x - c, in this block or a neighbour's run; every distinct
+(block, sector) is one sector request. The dense row is 32 voxels along x of a CSoA<32> chunk.
+Session 33, docs/performance.md "Sectors a pull asks for".
+"""
+import itertools
+
+D3Q19 = [(0, 0, 0)] + [c for c in itertools.product((-1, 0, 1), repeat=3) if 0 < sum(map(abs, c)) <= 2]
+WARP, VALUES_PER_SECTOR = 32, 8
+
+
+def row_order(B):
+    return lambda x, y, z: x + B * (y + B * z)
+
+
+def morton_order(B):
+    def key(x, y, z):
+        k = 0
+        for bit in range(B.bit_length() - 1):
+            k |= ((x >> bit) & 1) << (3 * bit) | ((y >> bit) & 1) << (3 * bit + 1) | ((z >> bit) & 1) << (3 * bit + 2)
+        return k
+    return key
+
+
+def block_sectors(B, order):
+    """Mean sectors a warp load over the directions and the warps of a block."""
+    voxel = {order(x, y, z): (x, y, z) for x, y, z in itertools.product(range(B), repeat=3)}
+    total = 0
+    for c in D3Q19:
+        for first in range(0, B ** 3, WARP):
+            sectors = set()
+            for local in range(first, first + WARP):
+                x, y, z = (voxel[local][a] - c[a] for a in range(3))
+                sectors.add(((x // B, y // B, z // B), order(x % B, y % B, z % B) // VALUES_PER_SECTOR))
+            total += len(sectors)
+    return total / (len(D3Q19) * (B ** 3 // WARP))
+
+
+def dense_sectors():
+    return sum(len({(i - c[0]) // VALUES_PER_SECTOR for i in range(WARP)}) for c in D3Q19) / len(D3Q19)
+
+
+# The pull's stores are unshifted: `ideal` sectors a warp and population.
+ideal = WARP / VALUES_PER_SECTOR
+dense = dense_sectors()
+print(f"{'storage':28} {'sectors a warp load':>20} {'over unshifted':>15} {'loads+stores over dense':>24}")
+
+
+def line(name, s):
+    print(f"{name:28} {s:20.2f} {s / ideal:15.2f} {(s + ideal) / (dense + ideal):24.2f}")
+
+
+line("dense CSoA<32> row", dense)
+for B in (4, 8, 16):
+    line(f"blocks {B}^3, x fastest", block_sectors(B, row_order(B)))
+line("blocks 4^3, Z-order inside", block_sectors(4, morton_order(4)))
