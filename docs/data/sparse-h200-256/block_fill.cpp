@@ -1,6 +1,8 @@
 // Session 33: block fill and sector fill of 4^3 and 8^3 blocks on the bench's 256^3 samples
 // (karman bench --grid sparse --n 256: sphere radius 16, seed 1; array cell 64). Not part of the
 // build; compiled against karman_core and Kokkos by hand (docs/performance.md "Sectors a pull asks for").
+// The sector fill is perf::sector_fill<B>'s (sparse_bench.hpp), written out here because BlockShape,
+// which that one uses for the local coordinates, refuses 8^3 blocks (one 64-bit mask a block).
 #include <Kokkos_Core.hpp>
 #include <cstdio>
 #include <karman/core/geometry/shapes.hpp>
