@@ -80,8 +80,8 @@ Kokkos::View<index_t*, Space> dense_index(const Grid& grid) {
 }
 
 /// Neighbour look-ups of every voxel of every stored block that differ from the reference
-/// computed from coordinates, counted in a kernel.
-template <int Dim, int B>
+/// computed from coordinates, counted in a kernel, through BlockNeighbours' form `Steps`.
+template <NeighbourSteps Steps, int Dim, int B>
 index_t count_neighbour_mismatches(const BlockSparseGrid<Dim, B, Space>& grid) {
   const auto view = grid.view();
   const auto dense = dense_index(grid);
@@ -91,7 +91,7 @@ index_t count_neighbour_mismatches(const BlockSparseGrid<Dim, B, Space>& grid) {
   Kokkos::parallel_reduce(
       "neighbour_mismatches", Kokkos::RangePolicy<Kokkos::IndexType<index_t>>(0, grid.voxel_count()),
       KOKKOS_LAMBDA(index_t v, index_t & sum) {
-        const BlockNeighbours<Dim, B, Space> nb(v, view);
+        const BlockNeighbours<Dim, B, Space, Steps> nb(v, view);
         if (nb.voxel() != v || nb.block() != view.block_of(v) || nb.local() != view.local_of(v)) ++sum;
         const int x = view.coordinate(v, 0), y = view.coordinate(v, 1), z = view.coordinate(v, 2);
         // Voxels of a partial block past the box's far side are stored but outside the box:
@@ -160,7 +160,8 @@ void check_grid(const Sample& s, BlockGrouping grouping, const std::string& what
     }
   }
   EXPECT_EQ(grid.active_voxel_count(), active);
-  EXPECT_EQ(count_neighbour_mismatches(grid), 0);
+  EXPECT_EQ(count_neighbour_mismatches<NeighbourSteps::tables>(grid), 0);
+  EXPECT_EQ(count_neighbour_mismatches<NeighbourSteps::side_bits>(grid), 0);
 }
 
 TEST(BlockSparseGrid, NeighboursMatchDenseReference3D) {

@@ -91,7 +91,12 @@ class SparseSolverCore : public SparseFlowSolver {
 
  public:
   using grid_type = BlockSparseGrid<L::D, sparse_block_edge<L::D>, MemorySpace>;
-  using neighbours_type = BlockNeighbours<L::D, sparse_block_edge<L::D>, MemorySpace>;
+  /// The neighbour accessor of step kind K: step tables for the AB pull, whose unrolled loop
+  /// folds them into registers; side bits for both AA steps, whose odd step's boundary kernels
+  /// would otherwise index the tables at run time and spill them (NeighbourSteps).
+  template <StepKind K>
+  using neighbours_type = BlockNeighbours<L::D, sparse_block_edge<L::D>, MemorySpace,
+                                          K == StepKind::ab_pull ? NeighbourSteps::tables : NeighbourSteps::side_bits>;
   using layout_type = typename SparseLayout<Layout, grid_type>::type;
   using field_type = Field<storage_type, layout_type, MemorySpace>;
   using execution_space = typename MemorySpace::execution_space;
@@ -165,7 +170,7 @@ class SparseSolverCore : public SparseFlowSolver {
   virtual void update(StepKind k, BlockPart part) const = 0;
 
   template <StepKind K, class Feat>
-  PopulationAccess<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type> access() const {
+  PopulationAccess<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type<K>> access() const {
     return {m_f[0], m_pattern == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_grid.view()};
   }
 
@@ -270,7 +275,7 @@ class SparseSolverCore : public SparseFlowSolver {
   }
   template <StepKind K, class Feat>
   void compute_moments(MomentFields& out) const {
-    Moments<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type> kernel{
+    Moments<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type<K>> kernel{
         access<K, Feat>(), out.rho, out.u, 0, {}, {}};
     for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
     const execution_space space;
@@ -371,7 +376,8 @@ class SparseSolver final : public SparseSolverCore<L, Prec, Layout, MemorySpace>
   using typename Core::field_type;
   using typename Core::grid_type;
   using typename Core::layout_type;
-  using typename Core::neighbours_type;
+  template <StepKind K>
+  using neighbours_type = typename Core::template neighbours_type<K>;
 
   /// Builds the grid of `setup`'s geometry with `grouping` on the block planes of `slab`, its
   /// flags and lattices, and sets the initial equilibrium (SparseSolverCore).
@@ -381,8 +387,8 @@ class SparseSolver final : public SparseSolverCore<L, Prec, Layout, MemorySpace>
 
  private:
   template <StepKind K, class Feat>
-  StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type> kernel() const {
-    StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type> k{
+  StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type<K>> kernel() const {
+    StreamCollide<L, Prec, layout_type, MemorySpace, Collision, K, Feat, neighbours_type<K>> k{
         this->template access<K, Feat>(), m_rates, {}, {}};
     for (int d = 0; d < 3; ++d) k.force[d] = this->m_force[d];
     return k;
