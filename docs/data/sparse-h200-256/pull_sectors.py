@@ -5,7 +5,9 @@ A warp is 32 consecutive voxels of a block (BlockShape::local_index: x fastest),
 values of a block one contiguous run (CSoA on the block-sparse grid), FP32, 32-byte sectors. The
 pull of direction c reads voxel x - c, in this block or a neighbour's run; every distinct
 (block, sector) is one sector request. The dense row is 32 voxels along x of a CSoA<32> chunk.
-Session 33, docs/performance.md "Sectors a pull asks for".
+Session 33, docs/performance.md "Sectors a pull asks for". Session 34 adds the AA pattern: its odd
+step reads and writes the neighbours' slots (both shifted), its even step only the voxel's own
+(docs/performance.md, "AA on the block-sparse grid: neighbour steps by step kind").
 """
 import itertools
 
@@ -58,3 +60,10 @@ line("dense CSoA<32> row", dense)
 for B in (4, 8, 16):
     line(f"blocks {B}^3, x fastest", block_sectors(B, row_order(B)))
 line("blocks 4^3, Z-order inside", block_sectors(4, morton_order(4)))
+
+
+# AA: the odd step's loads and stores are both shifted, the even step's neither.
+print()
+print(f"{'AA, 4^3 blocks x fastest':28} {'odd over even step':>20} {'two steps over dense':>24}")
+aa = block_sectors(4, row_order(4))
+print(f"{'':28} {2 * aa / (2 * ideal):20.2f} {(2 * aa + 2 * ideal) / (2 * (dense + ideal)):24.2f}")
