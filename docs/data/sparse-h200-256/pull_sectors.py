@@ -7,7 +7,9 @@ pull of direction c reads voxel x - c, in this block or a neighbour's run; every
 (block, sector) is one sector request. The dense row is 32 voxels along x of a CSoA<32> chunk.
 Session 33, docs/performance.md "Sectors a pull asks for". Session 34 adds the AA pattern: its odd
 step reads and writes the neighbours' slots (both shifted), its even step only the voxel's own
-(docs/performance.md, "AA on the block-sparse grid: neighbour steps by step kind").
+(docs/performance.md, "AA on the block-sparse grid: neighbour steps by step kind"), and a thread
+block that stages a cube of k^3 stored blocks and their neighbours' faces in shared memory one
+population at a time, so that each sector is asked for once by the whole cube.
 """
 import itertools
 
@@ -42,6 +44,19 @@ def block_sectors(B, order):
     return total / (len(D3Q19) * (B ** 3 // WARP))
 
 
+def staged_sectors(B, k, order):
+    """Mean sectors a warp's worth of voxels costs when a cube of k^3 blocks is staged: the
+    distinct (block, sector) pairs the cube's pulls reach, per direction, over its warps."""
+    total = 0
+    for c in D3Q19:
+        sectors = set()
+        for x0, y0, z0 in itertools.product(range(k * B), repeat=3):
+            x, y, z = x0 - c[0], y0 - c[1], z0 - c[2]
+            sectors.add(((x // B, y // B, z // B), order(x % B, y % B, z % B) // VALUES_PER_SECTOR))
+        total += len(sectors)
+    return total / (len(D3Q19) * (k * B) ** 3 / WARP)
+
+
 def dense_sectors():
     return sum(len({(i - c[0]) // VALUES_PER_SECTOR for i in range(WARP)}) for c in D3Q19) / len(D3Q19)
 
@@ -60,6 +75,8 @@ line("dense CSoA<32> row", dense)
 for B in (4, 8, 16):
     line(f"blocks {B}^3, x fastest", block_sectors(B, row_order(B)))
 line("blocks 4^3, Z-order inside", block_sectors(4, morton_order(4)))
+for k in (2, 3, 4):
+    line(f"blocks 4^3, {k}^3 staged", staged_sectors(4, k, row_order(4)))
 
 
 # AA: the odd step's loads and stores are both shifted, the even step's neither.
