@@ -30,31 +30,26 @@ def morton_order(B):
     return key
 
 
+def sectors_reached(voxels, c, B, order):
+    """Distinct (block, sector) pairs the pull of direction c reads for `voxels` (x, y, z)."""
+    return len({((x // B, y // B, z // B), order(x % B, y % B, z % B) // VALUES_PER_SECTOR)
+                for x, y, z in ((vx - c[0], vy - c[1], vz - c[2]) for vx, vy, vz in voxels)})
+
+
 def block_sectors(B, order):
     """Mean sectors a warp load over the directions and the warps of a block."""
     voxel = {order(x, y, z): (x, y, z) for x, y, z in itertools.product(range(B), repeat=3)}
-    total = 0
-    for c in D3Q19:
-        for first in range(0, B ** 3, WARP):
-            sectors = set()
-            for local in range(first, first + WARP):
-                x, y, z = (voxel[local][a] - c[a] for a in range(3))
-                sectors.add(((x // B, y // B, z // B), order(x % B, y % B, z % B) // VALUES_PER_SECTOR))
-            total += len(sectors)
-    return total / (len(D3Q19) * (B ** 3 // WARP))
+    warps = [[voxel[local] for local in range(first, first + WARP)] for first in range(0, B ** 3, WARP)]
+    total = sum(sectors_reached(warp, c, B, order) for c in D3Q19 for warp in warps)
+    return total / (len(D3Q19) * len(warps))
 
 
 def staged_sectors(B, k, order):
     """Mean sectors a warp's worth of voxels costs when a cube of k^3 blocks is staged: the
     distinct (block, sector) pairs the cube's pulls reach, per direction, over its warps."""
-    total = 0
-    for c in D3Q19:
-        sectors = set()
-        for x0, y0, z0 in itertools.product(range(k * B), repeat=3):
-            x, y, z = x0 - c[0], y0 - c[1], z0 - c[2]
-            sectors.add(((x // B, y // B, z // B), order(x % B, y % B, z % B) // VALUES_PER_SECTOR))
-        total += len(sectors)
-    return total / (len(D3Q19) * (k * B) ** 3 / WARP)
+    cube = list(itertools.product(range(k * B), repeat=3))
+    total = sum(sectors_reached(cube, c, B, order) for c in D3Q19)
+    return total / (len(D3Q19) * len(cube) / WARP)
 
 
 def dense_sectors():
