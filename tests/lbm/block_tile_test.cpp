@@ -1,8 +1,9 @@
 // The CPU launch by blocks of the block-sparse grid (block_tile.hpp, for_each_block.hpp): a
 // tile's pull and push move every voxel's value from and to the neighbour BlockNeighbours
-// names, for every stencil offset in 2D and 3D, and the stream-collide kernel runs by blocks
-// exactly where it may (non-boundary blocks, layouts whose blocks hold each component as one
-// run). That the updates equal the dense grid's bitwise is SparseSolver.SameFieldsAsDenseBitwise.
+// names, and the pull's prefetch hints name the lines it reads, for every stencil offset in 2D
+// and 3D; the stream-collide kernel runs by blocks exactly where it may (non-boundary blocks,
+// layouts whose blocks hold each component as one run). That the updates equal the dense
+// grid's bitwise is SparseSolver.SameFieldsAsDenseBitwise.
 #include <karman/core/block_neighbours.hpp>
 #include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/for_each_block.hpp>
@@ -18,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,10 +55,18 @@ void expect_tiles_follow_neighbours() {
                                ", " + std::to_string(cz) + ")";
       alignas(32) Word tile[Shape::voxels];
       BlockTile<Dim, B>::template pull<cx, cy, cz>(row, run, tile);
+      std::set<std::size_t> read_lines;  // lines of 64 bytes from values.data()
       for (int l = 0; l < Shape::voxels; ++l) {
         const BlockNeighbours<Dim, B, Kokkos::HostSpace> n(b, l, view);
         ASSERT_EQ(tile[l], Word(n.at(-cx, -cy, -cz))) << what << " pull into voxel " << l;
+        read_lines.insert(std::size_t(n.at(-cx, -cy, -cz)) * sizeof(Word) / 64);
       }
+      // The lines the pull's prefetch hints name are those it reads, each once.
+      std::vector<std::size_t> hinted;
+      BlockTile<Dim, B>::template for_each_pulled_line<cx, cy, cz, Word, 64>(
+          row, run, [&](const Word* word) { hinted.push_back(std::size_t(word - values.data()) * sizeof(Word) / 64); });
+      ASSERT_EQ(hinted.size(), read_lines.size()) << what << ": lines hinted";
+      ASSERT_EQ(std::set<std::size_t>(hinted.begin(), hinted.end()), read_lines) << what << ": lines hinted";
       std::vector<Word> pushed(values.size(), unwritten);
       for (int l = 0; l < Shape::voxels; ++l) tile[l] = Word(pushed_base + l);
       BlockTile<Dim, B>::template push<cx, cy, cz>(

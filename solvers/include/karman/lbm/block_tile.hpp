@@ -71,6 +71,19 @@ struct BlockTile {
     pull_rows<cx, cy, cz>(row, run, tile, std::make_integer_sequence<int, rows / per_store>{});
   }
 
+  /// Calls `visit(address)` once for each cache line of `LineBytes` bytes that pull<cx, cy, cz>
+  /// reads, at the first of its words the pull reads there, `row` and `run` as for pull (runs
+  /// line-aligned, rows no longer than a line). The set of lines is worked out at compile time.
+  /// StreamCollide::update_block hints these lines for a block a few ahead: the pulls of a D3Q19
+  /// block read about 180 lines, 100 of them in the neighbour blocks (docs/performance.md §6.30).
+  template <int cx, int cy, int cz, class Word, int LineBytes, class Run, class Visit>
+  KOKKOS_FORCEINLINE_FUNCTION static void for_each_pulled_line(const block_index_t* row, const Run& run,
+                                                               const Visit& visit) {
+    constexpr int line_words = LineBytes / int(sizeof(Word));
+    constexpr int count = pulled_lines<cx, cy, cz>(line_words).count;
+    visit_lines<cx, cy, cz, line_words>(row, run, visit, std::make_integer_sequence<int, count>{});
+  }
+
   /// The converse of pull: the value of voxel l + c = tile[l] for every voxel l of the block;
   /// `run(block)` points at the run of the component written in `block`.
   template <int cx, int cy, int cz, class Word, class Run>
@@ -96,6 +109,42 @@ struct BlockTile {
     const int y = r % B + dy, z = r / B + dz;
     const int oy = side(y), oz = side(z);
     return {oy, oz, (y - oy * B) + B * (z - oz * B)};
+  }
+
+  /// The distinct (neighbour direction, line of its run) pairs a pull reads, each with the first
+  /// word read there.
+  struct PulledLines {
+    int count = 0;
+    int direction[2 * rows] = {};
+    int word[2 * rows] = {};
+    constexpr void add(int dir, int first_word, int line_words) {
+      for (int k = 0; k < count; ++k) {
+        if (direction[k] == dir && word[k] / line_words == first_word / line_words) return;
+      }
+      direction[count] = dir;
+      word[count] = first_word;
+      ++count;
+    }
+  };
+  /// The lines pull<cx, cy, cz> reads: each tile row's source row in its block, and with cx ≠ 0
+  /// the same row in the x-neighbour of that block.
+  template <int cx, int cy, int cz>
+  static constexpr PulledLines pulled_lines(int line_words) {
+    PulledLines lines;
+    for (int r = 0; r < rows; ++r) {
+      const int y = r % B - cy, z = r / B - cz;
+      const int oy = side(y), oz = side(z);
+      const int first_word = B * ((y - oy * B) + B * (z - oz * B));
+      lines.add(shape::direction(0, oy, oz), first_word, line_words);
+      if (cx != 0) lines.add(shape::direction(-cx, oy, oz), first_word, line_words);
+    }
+    return lines;
+  }
+  template <int cx, int cy, int cz, int line_words, class Run, class Visit, int... k>
+  KOKKOS_FORCEINLINE_FUNCTION static void visit_lines(const block_index_t* row, const Run& run, const Visit& visit,
+                                                      std::integer_sequence<int, k...>) {
+    constexpr PulledLines lines = pulled_lines<cx, cy, cz>(line_words);
+    (visit(run(row[lines.direction[k]]) + lines.word[k]), ...);
   }
 
   template <int cx, int cy, int cz, class Word, class Run, int... r>

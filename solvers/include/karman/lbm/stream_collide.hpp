@@ -409,7 +409,7 @@ struct StreamCollide {
     constexpr int voxels = Tile::shape::voxels;
     const index_t first = index_t(b) * voxels;
     const block_index_t* row = access.topology.neighbours.data() + index_t(b) * Tile::shape::directions;
-    prefetch_block(b);
+    if constexpr (Kind != StepKind::aa_even) prefetch_table_row(b);
     alignas(64) Word tile[L::Q][voxels];
     const Word* from[L::Q];
     Word* to[L::Q];
@@ -427,6 +427,7 @@ struct StreamCollide {
           const block_index_t source = boundary_tiles && n == absent_block ? b : n;
           return &access.src(index_t(source) * voxels, read);
         };
+        prefetch_pull<i>(b);
         Tile::template pull<L::c(i, 0), L::c(i, 1), L::c(i, 2)>(row, run, tile[i]);
         from[i] = tile[i];
         to[i] = Kind == StepKind::aa_odd ? tile[i] : &access.dst(first, written);
@@ -488,44 +489,47 @@ struct StreamCollide {
     }
   }
 
-  /// Blocks on from the one updated whose runs update_block hints (prefetch.hpp); the
-  /// neighbour-table row it hints is twice as far. Without hints a block began with two misses
-  /// back to back, its table row and then the runs that row names; 16 and 32 ran 20 % faster
-  /// than none at 128^3 on two EPYC cores, 8 and 16 or 32 and 64 less (docs/performance.md
-  /// §6.20).
-  static constexpr block_index_t block_prefetch_distance = 16;
+  /// Blocks on from the one updated whose pulls update_block hints (prefetch.hpp); the
+  /// neighbour-table row it hints is twice as far. 2, 4 and 8 ran alike at 128^3 on two Zen 4
+  /// cores; 4 held at 64^3 too (docs/performance.md §6.30).
+  static constexpr block_index_t block_prefetch_distance = 4;
 
-  /// Prefetch hints for the update of block b + block_prefetch_distance (its runs of every
-  /// population, read where the block itself reads them, and in AB the runs it writes, which a
-  /// store would otherwise fetch one miss at a time, as the dense rows hint them) and for the
-  /// neighbour-table row of the block twice as far (read by those hints then). Blocks past the
-  /// last are not hinted. The write hints: +5-11 % at porosity 1, 128^3, on two EPYC cores
-  /// (docs/performance.md §6.22).
-  KOKKOS_FORCEINLINE_FUNCTION void prefetch_block(block_index_t b) const {
+  /// Prefetch hint for the neighbour-table row of block b + 2 block_prefetch_distance, which
+  /// prefetch_pull reads then: without it a block began with two misses back to back, its table
+  /// row and then the runs that row names (§6.20). Blocks past the last are not hinted.
+  KOKKOS_FORCEINLINE_FUNCTION void prefetch_table_row(block_index_t b) const {
     using Tile = typename BlockTileOf<typename N::topology_type>::type;
-    constexpr int voxels = Tile::shape::voxels;
-    constexpr int line_words =
-        int(BackendTraits<Kokkos::DefaultHostExecutionSpace>::transaction_bytes / sizeof(storage_t<P>));
-    const block_index_t blocks = access.topology.blocks;
-    if (b + 2 * block_prefetch_distance < blocks) {
+    if (b + 2 * block_prefetch_distance < access.topology.blocks) {
       const block_index_t* row =
           access.topology.neighbours.data() + index_t(b + 2 * block_prefetch_distance) * Tile::shape::directions;
       karman::prefetch<false>(reinterpret_cast<std::uintptr_t>(row));
       karman::prefetch<false>(reinterpret_cast<std::uintptr_t>(row + Tile::shape::directions - 1));
     }
-    if (b + block_prefetch_distance < blocks) {
-      const index_t ahead = index_t(b + block_prefetch_distance) * voxels;
-      KARMAN_UNROLL
-      for (int i = 0; i < L::Q; ++i) {
-        KARMAN_UNROLL
-        for (int k = 0; k < voxels; k += line_words) {
-          karman::prefetch<false>(reinterpret_cast<std::uintptr_t>(&access.src(ahead + k, read_slot(i))));
-          if constexpr (Kind == StepKind::ab_pull) {
-            karman::prefetch<true>(reinterpret_cast<std::uintptr_t>(&access.dst(ahead + k, written_slot(i))));
-          }
-        }
-      }
-    }
+  }
+
+  /// Prefetch hints for the lines the pull of population i reads in the update of block
+  /// b + block_prefetch_distance, its neighbour blocks' as well as its own
+  /// (BlockTile::for_each_pulled_line), issued beside the pull of population i of block b so
+  /// the hints spread over the update. Measured on two Zen 4 cores (docs/performance.md §6.30)
+  /// against hints for the own runs of block b + 16, all at its start (§6.20): AB at porosity 1
+  /// from 0.87-0.93 of the dense rows to 0.95-1.17 (128^3, 256^3), the AA odd step 1.5 against
+  /// 1.9-2.2 ms at 64^3 (little out of cache). The AA even step reads its own runs only and runs
+  /// fastest without hints (8 against 11-14 ms at 128^3); no write hints either: hinting the runs
+  /// an AB update writes cost 8-30 % on that core (+5-11 % hinted a block at once on a Zen 5
+  /// core, §6.22).
+  template <int i>
+  KOKKOS_FORCEINLINE_FUNCTION void prefetch_pull(block_index_t b) const {
+    using Tile = typename BlockTileOf<typename N::topology_type>::type;
+    constexpr int voxels = Tile::shape::voxels;
+    constexpr int line_bytes = BackendTraits<Kokkos::DefaultHostExecutionSpace>::transaction_bytes;
+    const block_index_t ahead = b + block_prefetch_distance;
+    if (ahead >= access.topology.blocks) return;
+    const block_index_t* row = access.topology.neighbours.data() + index_t(ahead) * Tile::shape::directions;
+    const auto run = [&](block_index_t n) {
+      return &access.src(index_t(n == absent_block ? ahead : n) * voxels, read_slot(i));
+    };
+    Tile::template for_each_pulled_line<L::c(i, 0), L::c(i, 1), L::c(i, 2), storage_t<P>, line_bytes>(
+        row, run, [](const auto* line) { karman::prefetch<false>(reinterpret_cast<std::uintptr_t>(line)); });
   }
 
   /// The slot population i is read from and the slot it is written to by a voxel away from
