@@ -206,6 +206,18 @@ struct BlockTile {
     row = __builtin_shufflevector(row, edge, (x - cx < 0 ? 2 * B - 1 : (x - cx >= B ? B : x - cx))...);
   }
 
+  /// shift applied to each of the two rows of `pair`, the values that enter them from the same
+  /// rows of the x-neighbour block, `edge`: lanes of (pair, edge) numbered 0 .. 4B - 1.
+  template <int cx, class Vector, int... lane>
+  KOKKOS_FORCEINLINE_FUNCTION static void shift_pair(const Vector& edge, Vector& pair,
+                                                     std::integer_sequence<int, lane...>) {
+    pair = __builtin_shufflevector(pair, edge, shifted_lane(lane, cx)...);
+  }
+  static constexpr int shifted_lane(int lane, int cx) {
+    const int first = lane / B * B, from = lane % B - cx;
+    return from < 0 ? 2 * B + first + B - 1 : (from >= B ? 2 * B + first : first + from);
+  }
+
   /// Stores tile rows [store * per_store, (store + 1) * per_store) in one store.
   template <int cx, int cy, int cz, int store, class Word, class Run>
   KOKKOS_FORCEINLINE_FUNCTION static void pull_store(const block_index_t* row, const Run& run, Word* tile) {
@@ -218,9 +230,16 @@ struct BlockTile {
     } else {
       constexpr BlockRow first = row_at<-cy, -cz>(r), second = row_at<-cy, -cz>(r + 1);
       typename RowVectors<Word>::two pair;
-      if constexpr (cx == 0 && first.oy == second.oy && first.oz == second.oz && second.row == first.row + 1) {
-        // Two consecutive rows of one block: one load.
+      constexpr bool consecutive = first.oy == second.oy && first.oz == second.oz && second.row == first.row + 1;
+      if constexpr (consecutive) {
+        // Two consecutive rows of one block: one load, and with cx != 0 one more of the same two
+        // rows in the x-neighbour block and one shuffle within each row (AVX2's vpalignr).
         std::memcpy(&pair, run(row[shape::direction(0, first.oy, first.oz)]) + first.row * B, sizeof pair);
+        if constexpr (cx != 0) {
+          typename RowVectors<Word>::two edge;
+          std::memcpy(&edge, run(row[shape::direction(-cx, first.oy, first.oz)]) + first.row * B, sizeof edge);
+          shift_pair<cx>(edge, pair, std::make_integer_sequence<int, 2 * B>{});
+        }
       } else {
         typename RowVectors<Word>::one a, b;
         load_row<cx, cy, cz, r, Word>(row, run, a);
