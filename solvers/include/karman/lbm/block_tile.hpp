@@ -206,8 +206,9 @@ struct BlockTile {
     row = __builtin_shufflevector(row, edge, (x - cx < 0 ? 2 * B - 1 : (x - cx >= B ? B : x - cx))...);
   }
 
-  /// shift applied to each of the two rows of `pair`, the values that enter them from the same
-  /// rows of the x-neighbour block, `edge`: lanes of (pair, edge) numbered 0 .. 4B - 1.
+  /// Each of the two rows of `pair` shifted by cx as shift() shifts one, the values that enter
+  /// taken from the same rows of the x-neighbour block, `edge`: lanes of (pair, edge) numbered
+  /// 0 .. 4B - 1.
   template <int cx, class Vector, int... lane>
   KOKKOS_FORCEINLINE_FUNCTION static void shift_pair(const Vector& edge, Vector& pair,
                                                      std::integer_sequence<int, lane...>) {
