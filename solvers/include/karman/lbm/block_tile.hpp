@@ -132,11 +132,9 @@ struct BlockTile {
   static constexpr PulledLines pulled_lines(int line_words) {
     PulledLines lines;
     for (int r = 0; r < rows; ++r) {
-      const int y = r % B - cy, z = r / B - cz;
-      const int oy = side(y), oz = side(z);
-      const int first_word = B * ((y - oy * B) + B * (z - oz * B));
-      lines.add(shape::direction(0, oy, oz), first_word, line_words);
-      if (cx != 0) lines.add(shape::direction(-cx, oy, oz), first_word, line_words);
+      const BlockRow from = row_at<-cy, -cz>(r);
+      lines.add(shape::direction(0, from.oy, from.oz), B * from.row, line_words);
+      if (cx != 0) lines.add(shape::direction(-cx, from.oy, from.oz), B * from.row, line_words);
     }
     return lines;
   }
@@ -197,26 +195,18 @@ struct BlockTile {
     }
   }
 
-  /// row = row shifted by cx along x (row[x] = row[x - cx]), the value that enters taken from
-  /// `edge`, the row beside it in the x-neighbour block: lanes of the pair (row, edge) numbered
-  /// 0 .. 2B - 1. Vectors pass by reference only: one returned by value changes the calling
-  /// convention with the instruction set (GCC's -Wpsabi).
-  template <int cx, class Vector, int... x>
-  KOKKOS_FORCEINLINE_FUNCTION static void shift(const Vector& edge, Vector& row, std::integer_sequence<int, x...>) {
-    row = __builtin_shufflevector(row, edge, (x - cx < 0 ? 2 * B - 1 : (x - cx >= B ? B : x - cx))...);
-  }
-
-  /// Each of the two rows of `pair` shifted by cx as shift() shifts one, the values that enter
-  /// taken from the same rows of the x-neighbour block, `edge`: lanes of (pair, edge) numbered
-  /// 0 .. 4B - 1.
+  /// Each row of `rows` (one or two rows of B lanes) shifted by cx along x (row[x] = row[x - cx]),
+  /// the value that enters taken from the same row of the x-neighbour block, `edge`: lanes of
+  /// the pair (rows, edge) numbered 0 .. 2 * lanes - 1. One in-lane shuffle for two FP32 rows
+  /// (AVX2's vpalignr). Vectors pass by reference only: one returned by value changes the
+  /// calling convention with the instruction set (GCC's -Wpsabi).
   template <int cx, class Vector, int... lane>
-  KOKKOS_FORCEINLINE_FUNCTION static void shift_pair(const Vector& edge, Vector& pair,
-                                                     std::integer_sequence<int, lane...>) {
-    pair = __builtin_shufflevector(pair, edge, shifted_lane(lane, cx)...);
+  KOKKOS_FORCEINLINE_FUNCTION static void shift(const Vector& edge, Vector& rows, std::integer_sequence<int, lane...>) {
+    rows = __builtin_shufflevector(rows, edge, shifted_lane(lane, cx, int(sizeof...(lane)))...);
   }
-  static constexpr int shifted_lane(int lane, int cx) {
+  static constexpr int shifted_lane(int lane, int cx, int lanes) {
     const int first = lane / B * B, from = lane % B - cx;
-    return from < 0 ? 2 * B + first + B - 1 : (from >= B ? 2 * B + first : first + from);
+    return from < 0 ? lanes + first + B - 1 : (from >= B ? lanes + first : first + from);
   }
 
   /// Stores tile rows [store * per_store, (store + 1) * per_store) in one store.
@@ -234,12 +224,12 @@ struct BlockTile {
       constexpr bool consecutive = first.oy == second.oy && first.oz == second.oz && second.row == first.row + 1;
       if constexpr (consecutive) {
         // Two consecutive rows of one block: one load, and with cx != 0 one more of the same two
-        // rows in the x-neighbour block and one shuffle within each row (AVX2's vpalignr).
+        // rows in the x-neighbour block and one shuffle.
         std::memcpy(&pair, run(row[shape::direction(0, first.oy, first.oz)]) + first.row * B, sizeof pair);
         if constexpr (cx != 0) {
           typename RowVectors<Word>::two edge;
           std::memcpy(&edge, run(row[shape::direction(-cx, first.oy, first.oz)]) + first.row * B, sizeof edge);
-          shift_pair<cx>(edge, pair, std::make_integer_sequence<int, 2 * B>{});
+          shift<cx>(edge, pair, std::make_integer_sequence<int, 2 * B>{});
         }
       } else {
         typename RowVectors<Word>::one a, b;

@@ -408,7 +408,7 @@ struct StreamCollide {
     using Word = storage_t<P>;
     constexpr int voxels = Tile::shape::voxels;
     const index_t first = index_t(b) * voxels;
-    const block_index_t* row = access.topology.neighbours.data() + index_t(b) * Tile::shape::directions;
+    const block_index_t* row = table_row(b);
     if constexpr (Kind != StepKind::aa_even) prefetch_table_row(b);
     alignas(64) Word tile[L::Q][voxels];
     const Word* from[L::Q];
@@ -500,11 +500,16 @@ struct StreamCollide {
   KOKKOS_FORCEINLINE_FUNCTION void prefetch_table_row(block_index_t b) const {
     using Tile = typename BlockTileOf<typename N::topology_type>::type;
     if (b + 2 * block_prefetch_distance < access.topology.blocks) {
-      const block_index_t* row =
-          access.topology.neighbours.data() + index_t(b + 2 * block_prefetch_distance) * Tile::shape::directions;
+      const block_index_t* row = table_row(b + 2 * block_prefetch_distance);
       karman::prefetch<false>(reinterpret_cast<std::uintptr_t>(row));
       karman::prefetch<false>(reinterpret_cast<std::uintptr_t>(row + Tile::shape::directions - 1));
     }
+  }
+
+  /// Block b's row of the neighbour table (BlockGridView::neighbours).
+  KOKKOS_FORCEINLINE_FUNCTION const block_index_t* table_row(block_index_t b) const {
+    using Tile = typename BlockTileOf<typename N::topology_type>::type;
+    return access.topology.neighbours.data() + index_t(b) * Tile::shape::directions;
   }
 
   /// Prefetch hints for the lines the pull of population i reads in the update of block
@@ -524,12 +529,14 @@ struct StreamCollide {
     constexpr int line_bytes = BackendTraits<Kokkos::DefaultHostExecutionSpace>::transaction_bytes;
     const block_index_t ahead = b + block_prefetch_distance;
     if (ahead >= access.topology.blocks) return;
-    const block_index_t* row = access.topology.neighbours.data() + index_t(ahead) * Tile::shape::directions;
+    // The block hinted may be a boundary block, with absent neighbours, where block b is not (the
+    // block sets meet, and interleave under bitmask grouping): its own run stands in for them.
     const auto run = [&](block_index_t n) {
       return &access.src(index_t(n == absent_block ? ahead : n) * voxels, read_slot(i));
     };
     Tile::template for_each_pulled_line<L::c(i, 0), L::c(i, 1), L::c(i, 2), storage_t<P>, line_bytes>(
-        row, run, [](const auto* line) { karman::prefetch<false>(reinterpret_cast<std::uintptr_t>(line)); });
+        table_row(ahead), run,
+        [](const auto* line) { karman::prefetch<false>(reinterpret_cast<std::uintptr_t>(line)); });
   }
 
   /// The slot population i is read from and the slot it is written to by a voxel away from
