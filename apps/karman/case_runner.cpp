@@ -537,6 +537,8 @@ class CaseRun {
         throw Error("--ranks-per-axis " + m_options.ranks_per_axis + " needs a build with MPI (KARMAN_ENABLE_MPI=ON)");
 #endif
       }
+      lbm::require_compiled(m_options.variant, m_options.ranks_per_axis.empty() ? lbm::CompiledGrid::slabs
+                                                                                : lbm::CompiledGrid::cartesian_blocks);
     } catch (const Error& e) {
       throw Error("karman " + name + ": " + e.what());
     }

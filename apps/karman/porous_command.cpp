@@ -17,6 +17,7 @@
 #include <karman/io/output_directory.hpp>
 #include <karman/io/voxel_image_file.hpp>
 #include <karman/lbm/cases/porous.hpp>
+#include <karman/lbm/solver_factory.hpp>
 #include <karman/lbm/sparse_memory.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
 #include <karman/lbm/variants.hpp>
@@ -249,6 +250,11 @@ int run_porous_on_ranks(const PorousOptions& o, const comm::Ranks& ranks) {
   // Everything that can fail on bad input, before anything is allocated or written.
   if (o.steps == 0 && o.until_steady == 0 && !o.estimate_memory) {
     throw Error("karman porous: give --steps S or --until-steady TOL (or --estimate-memory)");
+  }
+  try {
+    lbm::require_compiled(o.variant, lbm::CompiledGrid::block_sparse);
+  } catch (const Error& e) {
+    throw Error(std::string("karman porous: ") + e.what());
   }
   const MemoryBudget budget = memory_budget(o);
   // A generated sample's image takes a byte a voxel, twice (the image and the solver's

@@ -9,7 +9,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libhdf5-openmpi-dev hdf5-tools
   libgtest-dev libcli11-dev nlohmann-json3-dev
-  python3
+  python3 ccache
   gnuplot-nox
   "$@"
 )

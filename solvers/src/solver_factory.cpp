@@ -9,39 +9,49 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <vector>
 
 namespace karman::lbm {
 namespace {
 
-/// "d3q19/float/soa, ...": what this build holds, for the message refusing anything else.
-std::string compiled_list() {
-  std::string list;
-  for (const CompiledVariant& v : compiled_variants)
-    list += (list.empty() ? "" : ", ") + std::string(v.lattice) + "/" + std::string(v.precision) + "/" +
-            std::string(v.layout);
-  return list;
-}
-
-#if KARMAN_ENABLE_MPI
-/// "d3q19/float/soa, ...": the Cartesian block variants this build holds (blocks need MPI).
-std::string compiled_block_list() {
-  std::string list;
-  for (const CompiledVariant& v : compiled_block_variants)
-    if (!v.lattice.empty())
-      list += (list.empty() ? "" : ", ") + std::string(v.lattice) + "/" + std::string(v.precision) + "/" +
-              std::string(v.layout);
-  return list.empty() ? "none" : list;
-}
+#ifndef KARMAN_BUILD_DIRECTORY
+#define KARMAN_BUILD_DIRECTORY "<your build folder>"
 #endif
 
-/// "d3q19/float/csoa, ...": the block-sparse variants this build holds.
-std::string compiled_sparse_list() {
-  std::string list;
-  for (const CompiledVariant& v : compiled_sparse_variants)
+/// The triples of a compiled-variant table (sentinels of empty names left out).
+template <std::size_t N>
+std::vector<std::string> triples_of(const CompiledVariant (&table)[N]) {
+  std::vector<std::string> triples;
+  for (const CompiledVariant& v : table)
     if (!v.lattice.empty())
-      list += (list.empty() ? "" : ", ") + std::string(v.lattice) + "/" + std::string(v.precision) + "/" +
-              std::string(v.layout);
-  return list.empty() ? "none" : list;
+      triples.push_back(std::string(v.lattice) + "/" + std::string(v.precision) + "/" + std::string(v.layout));
+  return triples;
+}
+
+/// "a, b, c" (or "none").
+std::string joined(const std::vector<std::string>& items, const char* separator) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
+  return text.empty() ? "none" : text;
+}
+
+/// Why `variant` cannot run here (on `grid`, when not slabs) and the exact configure line that
+/// adds it to this build: `option` set to what the build holds plus `variant`, or the full set.
+template <std::size_t N>
+std::string not_compiled(const std::string& what, const std::string& variant, const std::string& grid,
+                         const CompiledVariant (&table)[N], const char* option) {
+  std::vector<std::string> triples = triples_of(table);
+  const std::string held = joined(triples, ", ");
+  triples.push_back(variant);
+  return what + " " + variant + grid + " is not compiled into this build of Karman::lbm (it holds " + held +
+         "); add it with\n  cmake -B " KARMAN_BUILD_DIRECTORY " -D" + option + "=\"" + joined(triples, ";") +
+         "\"\nor compile every variant with\n  cmake -B " KARMAN_BUILD_DIRECTORY
+         " -DKARMAN_VARIANT_SET=full\nthen rebuild (cmake --build " KARMAN_BUILD_DIRECTORY ")";
+}
+
+/// "d3q19/float/soa": the lattice/precision/layout of `v`.
+std::string variant_name(const Variant& v) {
+  return v.lattice.name() + "/" + v.precision.name() + "/" + v.layout.name();
 }
 
 /// Variant, box and relaxation checks shared by the dense and the block-sparse factory (each
@@ -76,6 +86,29 @@ auto dispatch_variant(const Variant& v, F&& f) {
 
 }  // namespace
 
+void require_compiled(const Variant& v, CompiledGrid grid) {
+  const std::string l = v.lattice.name(), p = v.precision.name(), layout = v.layout.name();
+  switch (grid) {
+    case CompiledGrid::slabs:
+      if (!is_compiled(l, p, layout))
+        throw Error(not_compiled("solver", variant_name(v), "", compiled_variants, "KARMAN_VARIANTS"));
+      return;
+    case CompiledGrid::cartesian_blocks:
+      if (!is_block_compiled(l, p, layout)) {
+        throw Error(not_compiled("solver", variant_name(v),
+                                 " for Cartesian blocks (--ranks-per-axis; leave it out for slabs)",
+                                 compiled_block_variants, "KARMAN_CARTESIAN_VARIANTS"));
+      }
+      return;
+    case CompiledGrid::block_sparse:
+      if (!is_sparse_compiled(l, p, layout)) {
+        throw Error(not_compiled("block-sparse solver", variant_name(v), "", compiled_sparse_variants,
+                                 "KARMAN_SPARSE_VARIANTS"));
+      }
+      return;
+  }
+}
+
 std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
   check_setup(setup, "karman::lbm::make_solver");
   const Variant& v = setup.variant;
@@ -94,12 +127,9 @@ std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
       if constexpr (is_block_compiled(L::name, VariantName<T>::value, Layout::name)) {
         return detail::make_block_solver_variant<L, T, Layout>(setup);
       } else {
-        throw Error("solver " + v.lattice.name() + "/" + v.precision.name() + "/" + v.layout.name() +
-                    " is not compiled for Cartesian blocks (--ranks-per-axis) into this build of Karman::lbm (it "
-                    "holds " +
-                    compiled_block_list() +
-                    "); leave --ranks-per-axis out for slabs, or reconfigure with -DKARMAN_CARTESIAN_VARIANTS "
-                    "naming it");
+        throw Error(not_compiled("solver", variant_name(v),
+                                 " for Cartesian blocks (--ranks-per-axis; leave it out for slabs)",
+                                 compiled_block_variants, "KARMAN_CARTESIAN_VARIANTS"));
       }
     });
 #else
@@ -114,10 +144,7 @@ std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
     if constexpr (is_compiled(L::name, VariantName<T>::value, Layout::name)) {
       return detail::make_solver_variant<L, T, Layout>(setup);
     } else {
-      throw Error("solver " + v.lattice.name() + "/" + v.precision.name() + "/" + v.layout.name() +
-                  " is not compiled into this build of Karman::lbm (it holds " + compiled_list() +
-                  "); reconfigure with -DKARMAN_VARIANTS (lattice/precision/layout triples), or -DKARMAN_LATTICES, "
-                  "-DKARMAN_PRECISIONS and -DKARMAN_LAYOUTS (and, for fp16s/fp16c, -DKARMAN_FP16_LAYOUTS), naming it");
+      throw Error(not_compiled("solver", variant_name(v), "", compiled_variants, "KARMAN_VARIANTS"));
     }
   });
 }
@@ -150,9 +177,8 @@ std::unique_ptr<SparseFlowSolver> make_sparse_solver(const SolverSetup& setup, B
         if constexpr (is_sparse_compiled(L::name, VariantName<T>::value, Layout::name)) {
           return detail::make_sparse_solver_variant<L, T, Layout>(setup, grouping);
         } else {
-          throw Error("block-sparse solver " + v.lattice.name() + "/" + v.precision.name() + "/" + v.layout.name() +
-                      " is not compiled into this build of Karman::lbm (it holds " + compiled_sparse_list() +
-                      "; precisions float and double, layouts soa and csoa, of the dense variants compiled)");
+          throw Error(not_compiled("block-sparse solver", variant_name(v), "", compiled_sparse_variants,
+                                   "KARMAN_SPARSE_VARIANTS"));
         }
       });
     });

@@ -14,4 +14,12 @@ namespace karman::lbm {
 /// karman::Error naming the bad value and what is accepted.
 std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup);
 
+/// The grids a variant is compiled for, each from its own list of generated units.
+enum class CompiledGrid { slabs, cartesian_blocks, block_sparse };
+
+/// Throws karman::Error naming what the build holds and the exact configure line that adds
+/// `variant` when this build does not hold it for `grid`: commands call it before they allocate
+/// or write anything (a variant set is chosen at configure time: docs/building.md).
+void require_compiled(const Variant& variant, CompiledGrid grid);
+
 }  // namespace karman::lbm
