@@ -7,12 +7,14 @@
 #include <karman/core/for_each.hpp>
 #include <karman/core/for_each_block.hpp>
 #include <karman/core/layouts.hpp>
+#include <karman/core/morton.hpp>
 #include <karman/core/neighbours.hpp>
 #include <karman/core/partition.hpp>
 
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -466,6 +468,27 @@ TEST(BlockSparseGrid, RefusesBadInput) {
   EXPECT_THROW(Grid2("g", {8, 8, 4}, {false, false, false}, everything, nothing), Error);
   EXPECT_THROW(Grid3("g", {8, 8, 1}, {false, false, false}, everything, nothing), Error);
   EXPECT_THROW(Grid3("g", {0, 8, 8}, {false, false, false}, everything, nothing), Error);
+}
+
+TEST(Morton, InterleavesTheBitsOfXYZXLowest) {
+  // The code interleaves the bits of x, y and z, x lowest.
+  auto naive = [](std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+    std::uint64_t c = 0;
+    for (int b = 0; b < 21; ++b) {
+      c |= std::uint64_t((x >> b) & 1u) << (3 * b);
+      c |= std::uint64_t((y >> b) & 1u) << (3 * b + 1);
+      c |= std::uint64_t((z >> b) & 1u) << (3 * b + 2);
+    }
+    return c;
+  };
+  std::mt19937 rng(11);
+  for (int t = 0; t < 1000; ++t) {
+    const std::uint32_t x = rng() & 0x1fffff, y = rng() & 0x1fffff, z = rng() & 0x1fffff;
+    EXPECT_EQ(morton_code(x, y, z), naive(x, y, z));
+  }
+  EXPECT_EQ(morton_code(1, 0, 0), 1u);
+  EXPECT_EQ(morton_code(0, 1, 0), 2u);
+  EXPECT_EQ(morton_code(0, 0, 1), 4u);
 }
 
 }  // namespace

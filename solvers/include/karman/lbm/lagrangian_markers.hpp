@@ -7,6 +7,7 @@
 /// over the whole box.
 
 #include <karman/core/error.hpp>
+#include <karman/core/morton.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -26,21 +27,6 @@ namespace karman::lbm {
 /// 1.4 % of it) for 10^6 markers on the H100 with every CSoA alpha and SoA (docs/performance.md,
 /// "joint (l, alpha) search"); for 10^4 markers l changes the step by 2 % at most.
 inline constexpr int default_marker_block = 2;
-
-/// The Morton (Z-order) code of a cell (x, y, z), 21 bits each: their bits interleaved, x lowest.
-inline std::uint64_t morton_code(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
-  auto spread = [](std::uint64_t v) {
-    // Inserts two zero bits between consecutive bits of the lowest 21 bits of v.
-    v &= 0x1fffff;
-    v = (v | v << 32) & 0x1f00000000ffff;
-    v = (v | v << 16) & 0x1f0000ff0000ff;
-    v = (v | v << 8) & 0x100f00f00f00f00f;
-    v = (v | v << 4) & 0x10c30c30c30c30c3;
-    v = (v | v << 2) & 0x1249249249249249;
-    return v;
-  };
-  return spread(x) | spread(y) << 1 | spread(z) << 2;
-}
 
 /// The voxel holding point p (voxel coordinates, >= -1), shifted by 1 so that markers half a
 /// voxel outside the box still get one, clamped to the 21 bits of a Morton coordinate.
