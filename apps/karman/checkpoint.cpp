@@ -227,6 +227,11 @@ double write_checkpoint(const comm::Ranks& ranks, const fs::path& output, lbm::F
   ranks.run([&] {
     if (!ranks.root()) return;
     std::error_code ec;
+    // A link would put the checkpoint, and the pruning of older ones, into somebody else's folder.
+    if (fs::is_symlink(checkpoints_root(output), ec)) {
+      throw Error("checkpoint: '" + checkpoints_root(output).string() +
+                  "' is a symbolic link; Karman does not write through links");
+    }
     // A leftover of the same step (a run killed while writing it, temporary files and all) goes.
     fs::remove_all(directory, ec);
     fs::create_directories(directory, ec);

