@@ -308,7 +308,7 @@ CheckpointManifest load_checkpoint(const comm::Ranks& ranks, const std::vector<C
                                entry.at("box_extents").get<std::array<long long, 3>>()};
           if (overlap(stored, owned).voxels() == 0) continue;
           const io::CheckpointBox file =
-              io::read_checkpoint_file(candidate.directory / entry.at("file").get<std::string>());
+              io::read_checkpoint_file(io::file_inside(candidate.directory, entry.at("file").get<std::string>()));
           if (hex(file.checksum) != entry.at("checksum_fnv1a64").get<std::string>() ||
               hex(file.flags_checksum) != entry.at("flags_checksum_fnv1a64").get<std::string>() ||
               file.step != candidate.step || file.box_begin != stored.begin || file.box_extents != stored.extents) {

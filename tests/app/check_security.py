@@ -103,9 +103,42 @@ def check_links(tmp):
             expect(proc.returncode == 0, f"links: {name} as a link is not used, the run succeeds", proc)
 
 
+def manifest_naming(base, tmp, name):
+    """A copy of the newest checkpoint of `base` whose manifest names `name` for rank 0's file."""
+    import json
+    out = os.path.join(tmp, "confined", str(abs(hash(name))))
+    shutil.copytree(base, out, symlinks=True)
+    step = sorted(os.listdir(os.path.join(out, "checkpoints")))[-1]
+    directory = os.path.join(out, "checkpoints", step)
+    path = os.path.join(directory, "manifest.json")
+    manifest = json.load(open(path))
+    manifest["files"][0]["file"] = name
+    json.dump(manifest, open(path, "w"))
+    return out, directory
+
+
+def check_confined(tmp):
+    base = os.path.join(tmp, "base")
+    outside = os.path.join(tmp, "outside.h5")
+    shutil.copy(os.path.join(base, "checkpoints", sorted(os.listdir(os.path.join(base, "checkpoints")))[-1],
+                             "rank_0000.h5"), outside)
+    for what, name in [
+        ("an absolute name", outside),
+        ("a ../ name", "../../../outside.h5"),
+        ("a link leading outside", "link.h5"),
+    ]:
+        out, directory = manifest_naming(base, tmp, name)
+        if name == "link.h5":
+            os.symlink(outside, os.path.join(directory, "link.h5"))
+        # The directory itself: 'latest' would fall back to the checkpoint before.
+        proc = run(CYLINDER + ["--steps", "60", "--restart", directory, "--output", out])
+        expect(proc.returncode != 0 and "checkpoint" in proc.stderr and name in proc.stderr,
+               f"confined: a manifest with {what} is refused naming it", proc)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        for check in (check_no_shell, check_links):
+        for check in (check_no_shell, check_links, check_confined):
             check(tmp)
     if failures:
         print(f"{len(failures)} failure(s):\n  " + "\n  ".join(failures))

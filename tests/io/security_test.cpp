@@ -4,6 +4,7 @@
 // holds a directory, and input files are checked (kind, size) before a byte is read.
 #include <karman/core/error.hpp>
 #include <karman/io/atomic_file.hpp>
+#include <karman/io/checkpoint_file.hpp>
 #include <karman/io/csv.hpp>
 #include <karman/io/json.hpp>
 
@@ -75,4 +76,39 @@ TEST(NoWriteThroughLinks, TemporaryNamesAreFreshAndUnpredictable) {
   EXPECT_TRUE(fs::is_regular_file(scratch / "out"));
   EXPECT_FALSE(fs::exists(a));
   EXPECT_EQ(read_text(victim), "somebody else's\n");
+}
+
+TEST(CheckpointConfinement, ManifestNamesStayInsideTheDirectory) {
+  const fs::path scratch = make_scratch_directory("confined");
+  const fs::path directory = scratch / "checkpoints" / "step_1";
+  fs::create_directories(directory / "sub");
+  write_text(scratch / "outside.h5", "x");
+  write_text(directory / "rank_0000.h5", "x");
+  fs::create_symlink(scratch / "outside.h5", directory / "out_link.h5");
+  fs::create_symlink(directory / "rank_0000.h5", directory / "in_link.h5");
+  fs::create_symlink(scratch, directory / "up");
+  const struct {
+    std::string name;
+    bool accepted;
+  } cases[] = {
+      {"rank_0000.h5", true},
+      {"sub/rank_0001.h5", true},
+      {"in_link.h5", true},
+      {"", false},
+      {"/etc/passwd", false},
+      {(scratch / "outside.h5").string(), false},
+      {"../../outside.h5", false},
+      {"sub/../../x.h5", false},
+      {"out_link.h5", false},
+      {"up/outside.h5", false},
+      {"..", false},
+  };
+  for (const auto& c : cases) {
+    if (c.accepted) {
+      EXPECT_EQ(karman::io::file_inside(directory, c.name), directory / c.name) << c.name;
+    } else {
+      const std::string message = error_of([&] { karman::io::file_inside(directory, c.name); });
+      EXPECT_NE(message.find("'" + c.name + "'"), std::string::npos) << message;
+    }
+  }
 }

@@ -7,6 +7,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,27 @@
 #endif
 
 namespace karman::io {
+
+std::filesystem::path file_inside(const std::filesystem::path& directory, const std::string& name) {
+  const std::filesystem::path relative(name);
+  const std::string where = "checkpoint '" + directory.string() + "': file name '" + name + "'";
+  if (name.empty() || relative.is_absolute() || relative.has_root_name()) {
+    throw Error(where + " is empty or absolute; a checkpoint reads only files inside its directory");
+  }
+  for (const auto& part : relative) {
+    if (part == "..") throw Error(where + " leads out of its directory (..)");
+  }
+  // Links resolved: the file must still lie below the directory, itself resolved.
+  std::error_code ec;
+  const std::filesystem::path root = std::filesystem::weakly_canonical(directory, ec);
+  const std::filesystem::path file = std::filesystem::weakly_canonical(directory / relative, ec);
+  if (ec) throw Error(where + ": cannot resolve it: " + ec.message());
+  const auto mismatch = std::mismatch(root.begin(), root.end(), file.begin(), file.end());
+  if (mismatch.first != root.end() || mismatch.second == file.end()) {
+    throw Error(where + " is a link to '" + file.string() + "', outside the checkpoint's directory");
+  }
+  return directory / relative;
+}
 
 std::size_t CheckpointBox::voxels() const {
   return std::size_t(box_extents[0]) * std::size_t(box_extents[1]) * std::size_t(box_extents[2]);
