@@ -479,8 +479,7 @@ class CaseRun {
     auto built = m_ranks.run([&] {
       auto s = lbm::make_solver(m_setup);
       const bool slabs = s->owned_box().is_slab();
-      if (m_options.overwrite && m_ranks.root()) io::remove_earlier_run_files(m_dir);
-      io::prepare_output_directory(m_dir);
+      m_lock = claim_output_directory(m_dir, m_ranks.root(), m_options.overwrite);
       io::BoxGeometry box{m_setup.global,
                           {m_def.spacing, m_def.spacing, m_def.spacing},
                           {m_def.origin[0], m_def.origin[1], m_def.origin[2]}};
@@ -912,6 +911,7 @@ class CaseRun {
   nlohmann::json m_restarted_from;
   std::unique_ptr<lbm::FlowSolver> m_solver;
   std::vector<lbm::OwnedBox> m_boxes;         ///< every rank's owned box (gathers in global order)
+  std::unique_ptr<io::DirectoryLock> m_lock;  ///< rank 0's hold on the output directory
   std::unique_ptr<io::FieldWriter> m_writer;  ///< none with --no-fields
   long m_first_step = 0;
   lbm::SteadyStateMonitor m_monitor;
@@ -971,6 +971,24 @@ void add_provenance(nlohmann::json& summary) {
                         {"device", info.device_name},
                         {"concurrency", info.concurrency}};
   summary["karman"] = {{"version", KARMAN_VERSION_STRING}, {"commit", KARMAN_GIT_COMMIT}};
+}
+
+std::unique_ptr<io::DirectoryLock> claim_output_directory(const std::filesystem::path& directory, bool root,
+                                                          bool overwrite) {
+  io::prepare_output_directory(directory);
+  std::unique_ptr<io::DirectoryLock> lock;
+  if (root) {
+    lock = std::make_unique<io::DirectoryLock>(directory);
+    if (overwrite) {
+      const std::vector<std::string> removed = io::remove_earlier_run_files(directory);
+      std::string names;
+      for (const std::string& name : removed) names += " " + name;
+      std::printf("karman: --overwrite removed %zu file(s) an earlier run listed in %s/%s%s%s\n", removed.size(),
+                  directory.c_str(), io::manifest_name, removed.empty() ? "" : ":", names.c_str());
+    }
+  }
+  io::record_outputs_in(directory);
+  return lock;
 }
 
 int run_case(const comm::Ranks& ranks, const RunOptions& options, CaseDefinition& def) {

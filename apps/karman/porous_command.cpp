@@ -351,11 +351,7 @@ int run_porous_on_ranks(const PorousOptions& o, const comm::Ranks& ranks) {
   if (o.estimate_memory) return 0;
 
   auto solver = lbm::make_sparse_solver(setup, grouping);
-  ranks.run([&] {
-    if (!root) return;
-    if (o.overwrite) io::remove_earlier_run_files(dir);
-    io::prepare_output_directory(dir);
-  });
+  const auto lock = ranks.run([&] { return claim_output_directory(dir, root, o.overwrite); });
   const geometry::VoxelImage& image = *sample.image;
   const Extents& e = image.extents;
   const double voxels = double(e.size()), fluid = ranks.sum(double(solver->fluid_voxels()));

@@ -136,9 +136,50 @@ def check_confined(tmp):
                f"confined: a manifest with {what} is refused naming it", proc)
 
 
+CAVITY = ["cavity", "--n", "16", "--steps", "20"]
+
+
+def check_overwrite(tmp):
+    """--overwrite removes the earlier run's files and says so; somebody else's stay."""
+    out = os.path.join(tmp, "overwrite")
+    proc = run(CAVITY + ["--checkpoint-every", "10", "--output", out])
+    expect(proc.returncode == 0, "overwrite: the first run succeeds", proc)
+    foreign = [os.path.join(out, "checkpoints", "model.pt"), os.path.join(out, "profile.csv"),
+               os.path.join(out, "fields_archive.h5", "part.h5")]
+    for path in foreign:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write("somebody else's\n")
+    proc = run(CAVITY + ["--overwrite", "--output", out])
+    expect(proc.returncode == 0 and "--overwrite removed" in proc.stdout and "summary.json" in proc.stdout,
+           "overwrite: the second run says what it removed", proc)
+    for path in foreign:
+        expect(os.path.isfile(path), f"overwrite: {os.path.relpath(path, out)} kept")
+    expect(not os.path.exists(os.path.join(out, "checkpoints", "step_000000000010")),
+           "overwrite: the earlier run's checkpoint removed")
+
+
+def check_lock(tmp):
+    """A second run on a directory a running one holds is refused; a killed run leaves no lock."""
+    out = os.path.join(tmp, "locked")
+    first = subprocess.Popen([KARMAN, "cavity", "--n", "64", "--steps", "10000000", "--output", out],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        started = first.stdout.readline()  # printed once the directory is held
+        expect("karman cavity" in started, f"lock: the first run started ({started.strip()})")
+        proc = run(CAVITY + ["--overwrite", "--output", out])
+        expect(proc.returncode != 0 and "in use by another karman run" in proc.stderr,
+               "lock: a second run on the same --output is refused", proc)
+    finally:
+        first.kill()
+        first.wait()
+    proc = run(CAVITY + ["--overwrite", "--output", out])
+    expect(proc.returncode == 0, "lock: after the holder was killed the directory is free", proc)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        for check in (check_no_shell, check_links, check_confined):
+        for check in (check_no_shell, check_links, check_confined, check_overwrite, check_lock):
             check(tmp)
     if failures:
         print(f"{len(failures)} failure(s):\n  " + "\n  ".join(failures))

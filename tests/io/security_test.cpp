@@ -7,6 +7,7 @@
 #include <karman/io/checkpoint_file.hpp>
 #include <karman/io/csv.hpp>
 #include <karman/io/json.hpp>
+#include <karman/io/output_directory.hpp>
 
 #include "io_test_support.hpp"
 
@@ -111,4 +112,46 @@ TEST(CheckpointConfinement, ManifestNamesStayInsideTheDirectory) {
       EXPECT_NE(message.find("'" + c.name + "'"), std::string::npos) << message;
     }
   }
+}
+
+TEST(Overwrite, RemovesOnlyWhatTheRunListed) {
+  const fs::path scratch = make_scratch_directory("overwrite");
+  const fs::path out = scratch / "out";
+  karman::io::prepare_output_directory(out);
+  karman::io::record_outputs_in(out);
+  fs::create_directories(out / "checkpoints" / "step_1");
+  karman::io::write_json(out / "summary.json", {{"a", 1}});
+  karman::io::write_file_atomically(out / "checkpoints" / "step_1" / "manifest.json", "{}\n");
+  karman::io::write_file_atomically(scratch / "beside.txt", "not below out: not listed\n");
+  // Somebody else's files among and beside the run's, and a listed name leading outside.
+  write_text(out / "checkpoints" / "model.pt", "weights");
+  write_text(out / "profile.csv", "theirs");
+  fs::create_directories(out / "fields_archive.h5");
+  write_text(scratch / "outside.txt", "theirs");
+  std::ofstream(out / karman::io::manifest_name, std::ios::app) << "../outside.txt\n/etc/hostname\n";
+  karman::io::record_outputs_in(scratch / "elsewhere");
+
+  const std::vector<std::string> removed = karman::io::remove_earlier_run_files(out);
+  EXPECT_EQ(removed, (std::vector<std::string>{"checkpoints/step_1/manifest.json", "summary.json"}));
+  EXPECT_FALSE(fs::exists(out / "summary.json"));
+  EXPECT_FALSE(fs::exists(out / "checkpoints" / "step_1"));
+  EXPECT_TRUE(fs::exists(out / "checkpoints" / "model.pt"));
+  EXPECT_TRUE(fs::exists(out / "profile.csv"));
+  EXPECT_TRUE(fs::is_directory(out / "fields_archive.h5"));
+  EXPECT_TRUE(fs::exists(scratch / "outside.txt"));
+  EXPECT_TRUE(fs::exists(scratch / "beside.txt"));
+  EXPECT_FALSE(fs::exists(out / karman::io::manifest_name));
+  // Without a manifest (a directory Karman never wrote) nothing goes.
+  EXPECT_TRUE(karman::io::remove_earlier_run_files(out).empty());
+  EXPECT_TRUE(fs::exists(out / "profile.csv"));
+}
+
+TEST(DirectoryLock, OneHolderAtATime) {
+  const fs::path out = make_scratch_directory("lock");
+  {
+    const karman::io::DirectoryLock first(out);
+    const std::string message = error_of([&] { karman::io::DirectoryLock second(out); });
+    EXPECT_NE(message.find("in use by another karman run"), std::string::npos) << message;
+  }
+  EXPECT_NO_THROW(karman::io::DirectoryLock again(out));
 }

@@ -71,6 +71,7 @@ void publish_file(const std::filesystem::path& temporary, const std::filesystem:
     throw Error(where + ": cannot rename '" + temporary.string() + "' to '" + path.string() +
                 "': " + os_reason(error_number));
   }
+  record_output(path);
 }
 
 }  // namespace karman::detail

@@ -36,9 +36,14 @@ int create_exclusively(const std::filesystem::path& path);
 /// when `path` is one: a link where an output file goes may point at anybody's file.
 void refuse_link(const std::filesystem::path& path, const std::string& where);
 
-/// Renames `temporary` over `path` (same directory) after refuse_link(`path`); on failure removes
-/// `temporary` and throws karman::Error naming both and the reason.
+/// Renames `temporary` over `path` (same directory) after refuse_link(`path`), then lists `path`
+/// with record_output(); on failure removes `temporary` and throws karman::Error naming both and
+/// the reason.
 void publish_file(const std::filesystem::path& temporary, const std::filesystem::path& path, const std::string& where);
+
+/// Lists `path` in the manifest of the directory record_outputs_in() named, when it lies below
+/// it (output_directory.cpp); publish_file() calls it for every file it renames into place.
+void record_output(const std::filesystem::path& path);
 
 /// The operating system's words for `error_number` (strerror).
 std::string os_reason(int error_number);
