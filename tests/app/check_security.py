@@ -177,9 +177,32 @@ def check_lock(tmp):
     expect(proc.returncode == 0, "lock: after the holder was killed the directory is free", proc)
 
 
+def check_inputs(tmp):
+    """Inputs checked before reading; integers parsed exactly."""
+    fifo = os.path.join(tmp, "fifo.toml")
+    os.mkfifo(fifo)
+    big = os.path.join(tmp, "big.toml")
+    with open(big, "w") as f:
+        f.write("#" * (2 << 20))
+    out = os.path.join(tmp, "inputs")
+    for name, args, words in [
+        ("--config /dev/zero", ["--config", "/dev/zero"] + CAVITY, ["/dev/zero", "character device"]),
+        ("--config a FIFO", ["--config", fifo] + CAVITY, ["fifo.toml", "FIFO"]),
+        ("--config a directory", ["--config", tmp] + CAVITY, ["directory"]),
+        ("--config of 2 MiB", ["--config", big] + CAVITY, ["big.toml", "1048576 bytes"]),
+    ]:
+        try:
+            proc = run(args + ["--output", out], timeout=20)
+        except subprocess.TimeoutExpired:
+            expect(False, f"inputs: {name} refused within 20 s")
+            continue
+        expect(proc.returncode != 0 and all(w in proc.stderr for w in words), f"inputs: {name} refused", proc)
+        expect(not os.path.exists(out), f"inputs: {name} wrote nothing")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        for check in (check_no_shell, check_links, check_confined, check_overwrite, check_lock):
+        for check in (check_no_shell, check_links, check_confined, check_overwrite, check_lock, check_inputs):
             check(tmp)
     if failures:
         print(f"{len(failures)} failure(s):\n  " + "\n  ".join(failures))

@@ -6,14 +6,17 @@
 #include <karman/io/atomic_file.hpp>
 #include <karman/io/checkpoint_file.hpp>
 #include <karman/io/csv.hpp>
+#include <karman/io/input_file.hpp>
 #include <karman/io/json.hpp>
 #include <karman/io/output_directory.hpp>
 
 #include "io_test_support.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -154,4 +157,29 @@ TEST(DirectoryLock, OneHolderAtATime) {
     EXPECT_NE(message.find("in use by another karman run"), std::string::npos) << message;
   }
   EXPECT_NO_THROW(karman::io::DirectoryLock again(out));
+}
+
+TEST(InputFile, KindAndSizeCheckedBeforeReading) {
+  const fs::path scratch = make_scratch_directory("input");
+  write_text(scratch / "small.toml", "[cavity]\nn = 8\n");
+  write_text(scratch / "large.toml", std::string(2000, '#'));
+  ASSERT_EQ(::mkfifo((scratch / "fifo").c_str(), 0600), 0);
+  const struct {
+    fs::path path;
+    std::string words;
+  } refused[] = {
+      {"/dev/zero", "is a character device, not a regular file"},
+      {scratch, "is a directory"},
+      {scratch / "fifo", "is a FIFO"},
+      {scratch / "large.toml", "is 2000 bytes, more than Karman reads; the limit is 1000 bytes"},
+      {scratch / "absent.toml", "no such file"},
+  };
+  for (const auto& r : refused) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::string message = error_of([&] { karman::io::read_input_file(r.path, 1000, "--config"); });
+    EXPECT_NE(message.find("--config '" + r.path.string() + "'"), std::string::npos) << message;
+    EXPECT_NE(message.find(r.words), std::string::npos) << message;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << r.path;
+  }
+  EXPECT_EQ(karman::io::read_input_file(scratch / "small.toml", 1000, "--config"), "[cavity]\nn = 8\n");
 }
