@@ -190,6 +190,10 @@ def check_inputs(tmp):
         ("--config a FIFO", ["--config", fifo] + CAVITY, ["fifo.toml", "FIFO"]),
         ("--config a directory", ["--config", tmp] + CAVITY, ["directory"]),
         ("--config of 2 MiB", ["--config", big] + CAVITY, ["big.toml", "1048576 bytes"]),
+        ("--steps 1e20", ["cavity", "--n", "16", "--steps", "1e20"], ["1e20 out of range", "9223372036854775807"]),
+        ("--steps 2^64", ["cavity", "--n", "16", "--steps", "18446744073709551616"],
+         ["18446744073709551616 out of range", "9223372036854775807"]),
+        ("--output-every 1e19", CAVITY + ["--output-every", "1e19"], ["1e19 out of range"]),
     ]:
         try:
             proc = run(args + ["--output", out], timeout=20)
