@@ -1,4 +1,5 @@
 #include "case_runner.hpp"
+#include "host_memory.hpp"
 
 #include "checkpoint.hpp"
 
@@ -29,7 +30,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
@@ -167,15 +167,17 @@ void check_memory(const lbm::SolverSetup& setup, int ranks) {
   const double need = voxels_per_rank * bytes_per_voxel;
   const auto info = backend_info();
   const bool device = !std::is_same_v<Kokkos::DefaultExecutionSpace::memory_space, Kokkos::HostSpace>;
-  const double have = device ? info.device_memory_gib * 1073741824.0 : available_host_bytes() / ranks_on_this_node();
+  const MemoryLimit host = smallest_memory_limit(read_memory_readings());
+  const double have = device ? info.device_memory_gib * 1073741824.0 : host.bytes / ranks_on_this_node();
   if (have > 0 && need > have) {
     char detail[256];
     std::snprintf(detail, sizeof detail, "%.3g voxels per rank x %.0f bytes (%s, %s, %s)", voxels_per_rank,
                   bytes_per_voxel, v.lattice.name().c_str(), v.precision.name().c_str(), v.pattern.name().c_str());
     throw Error("the box " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz) +
                 " needs about " + readable_bytes(need) + " of " + (device ? "device" : "host") + " memory per rank (" +
-                detail + "), but " + readable_bytes(have) +
-                " are available; use a smaller size, --precision float or fp16s, --pattern aa or more ranks");
+                detail + "), but " + readable_bytes(have) + " are available (" +
+                (device ? std::string("device memory") : host.source) +
+                "); use a smaller size, --precision float or fp16s, --pattern aa or more ranks");
   }
 }
 
@@ -942,16 +944,7 @@ std::string readable_bytes(double bytes) {
 }
 
 /// Bytes of memory this host offers now (MemAvailable), or 0 when unknown.
-double available_host_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  double kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024.0;
-  }
-  return 0;
-}
+double available_host_bytes() { return read_memory_readings().available; }
 
 std::string format_duration(double s) {
   char buf[32];
