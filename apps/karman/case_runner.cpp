@@ -1,4 +1,5 @@
 #include "case_runner.hpp"
+#include "host_memory.hpp"
 
 #include "checkpoint.hpp"
 
@@ -29,7 +30,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
@@ -167,15 +167,17 @@ void check_memory(const lbm::SolverSetup& setup, int ranks) {
   const double need = voxels_per_rank * bytes_per_voxel;
   const auto info = backend_info();
   const bool device = !std::is_same_v<Kokkos::DefaultExecutionSpace::memory_space, Kokkos::HostSpace>;
-  const double have = device ? info.device_memory_gib * 1073741824.0 : available_host_bytes() / ranks_on_this_node();
+  const MemoryLimit host = smallest_memory_limit(read_memory_readings());
+  const double have = device ? info.device_memory_gib * 1073741824.0 : host.bytes / ranks_on_this_node();
   if (have > 0 && need > have) {
     char detail[256];
     std::snprintf(detail, sizeof detail, "%.3g voxels per rank x %.0f bytes (%s, %s, %s)", voxels_per_rank,
                   bytes_per_voxel, v.lattice.name().c_str(), v.precision.name().c_str(), v.pattern.name().c_str());
     throw Error("the box " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz) +
                 " needs about " + readable_bytes(need) + " of " + (device ? "device" : "host") + " memory per rank (" +
-                detail + "), but " + readable_bytes(have) +
-                " are available; use a smaller size, --precision float or fp16s, --pattern aa or more ranks");
+                detail + "), but " + readable_bytes(have) + " are available (" +
+                (device ? std::string("device memory") : host.source) +
+                "); use a smaller size, --precision float or fp16s, --pattern aa or more ranks");
   }
 }
 
@@ -479,8 +481,7 @@ class CaseRun {
     auto built = m_ranks.run([&] {
       auto s = lbm::make_solver(m_setup);
       const bool slabs = s->owned_box().is_slab();
-      if (m_options.overwrite && m_ranks.root()) io::remove_earlier_run_files(m_dir);
-      io::prepare_output_directory(m_dir);
+      m_lock = claim_output_directory(m_dir, m_ranks.root(), m_options.overwrite);
       io::BoxGeometry box{m_setup.global,
                           {m_def.spacing, m_def.spacing, m_def.spacing},
                           {m_def.origin[0], m_def.origin[1], m_def.origin[2]}};
@@ -914,6 +915,7 @@ class CaseRun {
   nlohmann::json m_restarted_from;
   std::unique_ptr<lbm::FlowSolver> m_solver;
   std::vector<lbm::OwnedBox> m_boxes;         ///< every rank's owned box (gathers in global order)
+  std::unique_ptr<io::DirectoryLock> m_lock;  ///< rank 0's hold on the output directory
   std::unique_ptr<io::FieldWriter> m_writer;  ///< none with --no-fields
   long m_first_step = 0;
   lbm::SteadyStateMonitor m_monitor;
@@ -944,16 +946,7 @@ std::string readable_bytes(double bytes) {
 }
 
 /// Bytes of memory this host offers now (MemAvailable), or 0 when unknown.
-double available_host_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  double kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024.0;
-  }
-  return 0;
-}
+double available_host_bytes() { return read_memory_readings().available; }
 
 std::string format_duration(double s) {
   char buf[32];
@@ -973,6 +966,24 @@ void add_provenance(nlohmann::json& summary) {
                         {"device", info.device_name},
                         {"concurrency", info.concurrency}};
   summary["karman"] = {{"version", KARMAN_VERSION_STRING}, {"commit", KARMAN_GIT_COMMIT}};
+}
+
+std::unique_ptr<io::DirectoryLock> claim_output_directory(const std::filesystem::path& directory, bool root,
+                                                          bool overwrite) {
+  io::prepare_output_directory(directory);
+  std::unique_ptr<io::DirectoryLock> lock;
+  if (root) {
+    lock = std::make_unique<io::DirectoryLock>(directory);
+    if (overwrite) {
+      const std::vector<std::string> removed = io::remove_earlier_run_files(directory);
+      std::string names;
+      for (const std::string& name : removed) names += " " + name;
+      std::printf("karman: --overwrite removed %zu file(s) an earlier run listed in %s/%s%s%s\n", removed.size(),
+                  directory.c_str(), io::manifest_name, removed.empty() ? "" : ":", names.c_str());
+    }
+  }
+  io::record_outputs_in(directory);
+  return lock;
 }
 
 int run_case(const comm::Ranks& ranks, const RunOptions& options, CaseDefinition& def) {

@@ -7,6 +7,7 @@
 #include "run_options.hpp"
 
 #include <karman/comm/ranks.hpp>
+#include <karman/io/output_directory.hpp>
 #include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/solver_setup.hpp>
 
@@ -14,6 +15,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,13 @@ double available_host_bytes();
 void add_provenance(nlohmann::json& summary);
 
 /// Runs a case; returns the process exit code. Collective over `ranks`.
+/// Claims `directory` for this run: prepares it (io::prepare_output_directory), and on the `root`
+/// rank locks it for the run's life, refusing one another run holds, and with `overwrite`
+/// removes what the earlier run listed in its manifest, saying what; then every rank lists what
+/// it writes there. Call on every rank inside Ranks::run, so that all share rank 0's refusal.
+std::unique_ptr<io::DirectoryLock> claim_output_directory(const std::filesystem::path& directory, bool root,
+                                                          bool overwrite);
+
 int run_case(const comm::Ranks& ranks, const RunOptions& options, CaseDefinition& definition);
 
 }  // namespace karman::app

@@ -227,6 +227,11 @@ double write_checkpoint(const comm::Ranks& ranks, const fs::path& output, lbm::F
   ranks.run([&] {
     if (!ranks.root()) return;
     std::error_code ec;
+    // A link would put the checkpoint, and the pruning of older ones, into somebody else's folder.
+    if (fs::is_symlink(checkpoints_root(output), ec)) {
+      throw Error("checkpoint: '" + checkpoints_root(output).string() +
+                  "' is a symbolic link; Karman does not write through links");
+    }
     // A leftover of the same step (a run killed while writing it, temporary files and all) goes.
     fs::remove_all(directory, ec);
     fs::create_directories(directory, ec);
@@ -303,7 +308,7 @@ CheckpointManifest load_checkpoint(const comm::Ranks& ranks, const std::vector<C
                                entry.at("box_extents").get<std::array<long long, 3>>()};
           if (overlap(stored, owned).voxels() == 0) continue;
           const io::CheckpointBox file =
-              io::read_checkpoint_file(candidate.directory / entry.at("file").get<std::string>());
+              io::read_checkpoint_file(io::file_inside(candidate.directory, entry.at("file").get<std::string>()));
           if (hex(file.checksum) != entry.at("checksum_fnv1a64").get<std::string>() ||
               hex(file.flags_checksum) != entry.at("flags_checksum_fnv1a64").get<std::string>() ||
               file.step != candidate.step || file.box_begin != stored.begin || file.box_extents != stored.extents) {

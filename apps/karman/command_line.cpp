@@ -1,14 +1,17 @@
 #include "command_line.hpp"
 
 #include <karman/core/error.hpp>
+#include <karman/io/input_file.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 namespace karman::app {
 namespace {
+
+/// Bytes a --config file may hold: far above any real one (a few kB of keys).
+constexpr std::uintmax_t config_size_limit = 1 << 20;
 
 std::vector<std::string> subcommand_names(const CLI::App& app) {
   std::vector<std::string> names;
@@ -120,11 +123,8 @@ std::string config_file(const std::vector<std::string>& arguments) {
 
 void check_config_file(const CLI::App& app, const std::string& path) {
   const std::string where = "--config '" + path + "'";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(where + ": no such file or not readable");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  // A configuration is a page of keys; the limit stops /dev/zero or a mistaken data file early.
+  const std::string text = io::read_input_file(path, config_size_limit, "--config");
   if (!is_text(text)) throw Error(where + ": not a text file (binary bytes); give a TOML/INI file");
   const std::vector<std::string> names = subcommand_names(app);
   std::map<std::string, int> seen;  // "section.key" -> line

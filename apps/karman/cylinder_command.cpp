@@ -7,14 +7,19 @@
 #include "case_runner.hpp"
 
 #include <karman/core/error.hpp>
+#include <karman/io/atomic_file.hpp>
 #include <karman/io/csv.hpp>
 #include <karman/lbm/cases/cylinder.hpp>
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <optional>
 
@@ -161,40 +166,74 @@ std::vector<std::pair<double, double>> maxima(const std::vector<double>& t, cons
   return out;
 }
 
-/// Writes a gnuplot script for c_D and c_L against time and runs it; a missing gnuplot is a
-/// note, not a failure (forces.csv holds the same history). The y ranges leave out the first
-/// tenth of the `samples`, the start-up transient, which would flatten the rest.
+/// Runs `arguments` (the program first, found on the PATH) without a shell, its output and errors
+/// discarded, and waits for it: no text of the user's is ever parsed as a command. Returns its
+/// exit status, or -errno when it could not start (-ENOENT: not on the PATH).
+int run_quietly(const std::vector<std::string>& arguments) {
+  std::vector<char*> argv;
+  for (const std::string& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  pid_t pid = 0;
+  const int error_number = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (error_number != 0) return -error_number;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -errno;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// A gnuplot script for c_D and c_L against time. The file names come as arguments (gnuplot -c
+/// forces.gp CSV PNG), never as script text, so a quote in a path can neither break nor extend
+/// the script; without arguments it reads forces.csv and draws forces.png in the current
+/// directory. The y ranges leave out the first tenth of the `samples`, the start-up transient,
+/// which would flatten the rest.
+std::string forces_script(const std::string& title, std::size_t samples) {
+  std::string gp =
+      "csv = (ARGC >= 1) ? ARG1 : 'forces.csv'\npng = (ARGC >= 2) ? ARG2 : 'forces.png'\n"
+      "set terminal pngcairo size 1000,700 noenhanced\nset output png\n"
+      "set datafile separator ','\nset multiplot layout 2,1 title '" +
+      title + "'\nset xlabel 'time'\nset grid\n";
+  const char* names[2] = {"c_D", "c_L"};
+  for (int column = 3; column <= 4; ++column) {
+    const std::string c = std::to_string(column);
+    gp += "set ylabel '" + std::string(names[column - 3]) + "'\nset autoscale y\n";
+    if (samples >= 20) {
+      gp += "stats csv skip 1 every ::" + std::to_string(samples / 10) + " using " + c + " nooutput name 'S'\n" +
+            "set yrange [S_min - 0.05 * (S_max - S_min) - 1e-12 : S_max + 0.05 * (S_max - S_min) + 1e-12]\n";
+    }
+    gp += "plot csv skip 1 using 2:" + c + " with lines notitle\n";
+  }
+  return gp + "unset multiplot\n";
+}
+
+/// Writes forces.gp and runs gnuplot on it; a missing gnuplot is a note, not a failure
+/// (forces.csv holds the same history). gnuplot draws into a file Karman created exclusively
+/// under an unpredictable name, renamed to forces.png once complete: it never opens a name
+/// someone could have planted a link at.
 void plot_forces(const std::filesystem::path& dir, const std::string& title, std::size_t samples) {
   const auto script = dir / "forces.gp";
-  {
-    std::ofstream gp(script);
-    gp << "set terminal pngcairo size 1000,700 noenhanced\n"
-       << "set output '" << (dir / "forces.png").string() << "'\n"
-       << "set datafile separator ','\n"
-       << "set multiplot layout 2,1 title '" << title << "'\n"
-       << "set xlabel 'time'\nset grid\n";
-    const std::string csv = "'" + (dir / "forces.csv").string() + "'";
-    const char* names[2] = {"c_D", "c_L"};
-    for (int column = 3; column <= 4; ++column) {
-      const std::string name = names[column - 3];
-      gp << "set ylabel '" << name << "'\nset autoscale y\n";
-      if (samples >= 20) {
-        gp << "stats " << csv << " skip 1 every ::" << samples / 10 << " using " << column << " nooutput name 'S'\n"
-           << "set yrange [S_min - 0.05 * (S_max - S_min) - 1e-12 : S_max + 0.05 * (S_max - S_min) + 1e-12]\n";
-      }
-      gp << "plot " << csv << " skip 1 using 2:" << column << " with lines notitle\n";
-    }
-    gp << "unset multiplot\n";
-  }
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    std::printf(
-        "  note: gnuplot not found, forces.png not drawn (install gnuplot-nox, e.g. by "
-        "cmake/bootstrap/install-debian-deps.sh; then run gnuplot %s)\n",
-        script.c_str());
+  io::write_file_atomically(script, forces_script(title, samples));
+  const std::filesystem::path png = io::create_file_beside(dir / "forces.png");
+  const int status =
+      run_quietly({"gnuplot", "-c", std::filesystem::absolute(script).string(),
+                   std::filesystem::absolute(dir / "forces.csv").string(), std::filesystem::absolute(png).string()});
+  if (status == 0) {
+    io::replace_file(png, dir / "forces.png");
     return;
   }
-  const std::string command = "gnuplot '" + script.string() + "' >/dev/null 2>&1";
-  if (std::system(command.c_str()) != 0) {
+  std::filesystem::remove(png);
+  if (status == -ENOENT) {
+    std::printf(
+        "  note: gnuplot not found, forces.png not drawn (install gnuplot-nox, e.g. by "
+        "cmake/bootstrap/install-debian-deps.sh; then run gnuplot %s in %s)\n",
+        script.filename().c_str(), dir.c_str());
+  } else {
     std::printf("  note: gnuplot failed on %s; forces.png not drawn (forces.csv holds the history)\n", script.c_str());
   }
 }

@@ -6,6 +6,7 @@
 // before the solver allocates, and the output directory is created only after them.
 #include "case_commands.hpp"
 #include "case_runner.hpp"
+#include "host_memory.hpp"
 #include "run_options.hpp"
 
 #include <karman/core/backend_traits.hpp>
@@ -186,7 +187,8 @@ struct MemoryBudget {
 MemoryBudget memory_budget(const PorousOptions& o) {
   if (o.memory_limit > 0) return {o.memory_limit, "--memory-limit"};
   if (device_memory) return {backend_info().device_memory_gib * 1073741824.0, "device memory"};
-  return {available_host_bytes(), "available host memory (MemAvailable)"};
+  const MemoryLimit host = smallest_memory_limit(read_memory_readings());
+  return {host.bytes, host.source};
 }
 
 /// The run's memory in the space that holds the solver: on a GPU the device's peak; on a CPU
@@ -357,11 +359,7 @@ int run_porous_on_ranks(const PorousOptions& o, const comm::Ranks& ranks) {
   if (o.estimate_memory) return 0;
 
   auto solver = lbm::make_sparse_solver(setup, grouping);
-  ranks.run([&] {
-    if (!root) return;
-    if (o.overwrite) io::remove_earlier_run_files(dir);
-    io::prepare_output_directory(dir);
-  });
+  const auto lock = ranks.run([&] { return claim_output_directory(dir, root, o.overwrite); });
   const geometry::VoxelImage& image = *sample.image;
   const Extents& e = image.extents;
   const double voxels = double(e.size()), fluid = ranks.sum(double(solver->fluid_voxels()));

@@ -3,6 +3,7 @@
 #include <karman/core/error.hpp>
 #include <karman/lbm/variants.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -17,14 +18,29 @@ std::string readable(double value) {
   return text;
 }
 
-/// Whole numbers from `lo` up, with a message a person can read (CLI11's PositiveNumber prints
-/// its upper bound, the largest double, with 309 digits).
+/// Whole numbers from `lo` up to the largest `long` (what the options are held in), parsed
+/// exactly: a value past that range is refused with the value and the range, never saturated or
+/// rounded (sscanf's %ld made 99999999999999999999 the largest long). The message is one a person
+/// can read (CLI11's PositiveNumber prints its upper bound, the largest double, with 309 digits).
 CLI::Validator integer_at_least(long lo) {
   return CLI::Validator(
       [lo](std::string& input) -> std::string {
+        const char* end = input.data() + input.size();
+        const std::string most = std::to_string(std::numeric_limits<long>::max());
         long value = 0;
-        char rest = 0;
-        if (std::sscanf(input.c_str(), "%ld%c", &value, &rest) != 1) return "'" + input + "' is not a whole number";
+        const auto [stop, error] = std::from_chars(input.data(), end, value);
+        if (error == std::errc::result_out_of_range && stop == end) {
+          return input + " out of range: from " + std::to_string(lo) + " to " + most;
+        }
+        if (error != std::errc() || stop != end) {
+          // 1e20 is a whole number too, but none a long holds: say which limit it passes.
+          double real = 0;
+          const auto [real_stop, real_error] = std::from_chars(input.data(), end, real);
+          if (real_error == std::errc() && real_stop == end && std::fabs(real) >= 0x1p63) {
+            return input + " out of range: from " + std::to_string(lo) + " to " + most;
+          }
+          return "'" + input + "' is not a whole number";
+        }
         if (value < lo) return input + " out of range: at least " + std::to_string(lo);
         return {};
       },

@@ -18,8 +18,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -379,3 +382,20 @@ TEST(Geometry, BlockSparseGridOfARandomPack) {
 }
 
 }  // namespace
+
+// Issue 51: a geometry input that is a device (or a FIFO, a folder) is refused before a byte is
+// read; /dev/zero read as a shape list was one line without end.
+TEST(Geometry, InputsThatAreNotRegularFilesAreRefusedUnread) {
+  const std::vector<std::pair<const char*, std::function<void(const std::filesystem::path&)>>> readers = {
+      {"shape list", [](const std::filesystem::path& p) { read_shape_list(p); }},
+      {"STL", [](const std::filesystem::path& p) { read_stl(p); }},
+      {"raw image",
+       [](const std::filesystem::path& p) {
+         read_raw_image({p, {4, 4, 4}, 1.0});
+       }},
+  };
+  for (const auto& [name, read] : readers) {
+    SCOPED_TRACE(name);
+    expect_error([&] { read("/dev/zero"); }, {"/dev/zero", "not a regular file"});
+  }
+}

@@ -106,3 +106,45 @@ TEST_F(VoxelImageFile, RefusesBadInput) {
 }
 
 }  // namespace
+
+// Every integer type decoded as stored (issue 51): a signed -1 is a label like any other nonzero
+// one, not 0 after a clamp to uint8; large unsigned values are not zero either.
+TEST(VoxelImageTypes, EveryIntegerTypeAndSignDecodedAsStored) {
+  const auto dir = io_test::make_scratch_directory("voxel_types");
+  const auto path = dir / "types.h5";
+  const std::vector<std::int8_t> i8 = {-1, 0, 5, -128};
+  const std::vector<std::int16_t> i16 = {-300, 0, -1, 1};
+  const std::vector<std::int32_t> i32 = {-1, 0, 256, -65536};
+  const std::vector<std::int64_t> i64 = {-1, 0, std::int64_t(1) << 40, 0};
+  const std::vector<std::uint16_t> u16 = {0, 65535, 256, 0};
+  const std::vector<std::uint64_t> u64 = {0, std::uint64_t(1) << 63, 1, 0};
+  const std::vector<std::uint8_t> i16_big = {0xff, 0xff, 0, 0, 0x01, 0, 0, 0};  // -1, 0, 256, 0 big-endian
+  const struct {
+    const char* name;
+    hid_t file_type, memory_type;
+    const void* values;
+    std::vector<bool> nonzero;
+  } cases[] = {
+      {"/i8", H5T_STD_I8LE, H5T_NATIVE_INT8, i8.data(), {true, false, true, true}},
+      {"/i16", H5T_STD_I16LE, H5T_NATIVE_INT16, i16.data(), {true, false, true, true}},
+      {"/i32", H5T_STD_I32LE, H5T_NATIVE_INT32, i32.data(), {true, false, true, true}},
+      {"/i64", H5T_STD_I64LE, H5T_NATIVE_INT64, i64.data(), {true, false, true, false}},
+      {"/u16", H5T_STD_U16LE, H5T_NATIVE_UINT16, u16.data(), {false, true, true, false}},
+      {"/u64", H5T_STD_U64LE, H5T_NATIVE_UINT64, u64.data(), {false, true, true, false}},
+      {"/i16be", H5T_STD_I16BE, H5T_STD_I16BE, i16_big.data(), {true, false, true, false}},
+  };
+  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  for (const auto& c : cases) write_dataset(file, c.name, c.file_type, c.memory_type, {2, 2}, c.values);
+  H5Fclose(file);
+  for (const auto& c : cases) {
+    for (const auto encoding : {geometry::VoxelEncoding::nonzero_is_solid, geometry::VoxelEncoding::zero_is_solid}) {
+      const auto image = io::read_hdf5_voxel_image({path, c.name, 1.0, encoding, std::nullopt});
+      const bool nonzero_is_solid = encoding == geometry::VoxelEncoding::nonzero_is_solid;
+      for (std::size_t v = 0; v < 4; ++v) {
+        EXPECT_EQ(image.solid[v] != 0, c.nonzero[v] == nonzero_is_solid) << c.name << " voxel " << v;
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
+}

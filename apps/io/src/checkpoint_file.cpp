@@ -7,6 +7,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,27 @@
 #endif
 
 namespace karman::io {
+
+std::filesystem::path file_inside(const std::filesystem::path& directory, const std::string& name) {
+  const std::filesystem::path relative(name);
+  const std::string where = "checkpoint '" + directory.string() + "': file name '" + name + "'";
+  if (name.empty() || relative.is_absolute() || relative.has_root_name()) {
+    throw Error(where + " is empty or absolute; a checkpoint reads only files inside its directory");
+  }
+  for (const auto& part : relative) {
+    if (part == "..") throw Error(where + " leads out of its directory (..)");
+  }
+  // Links resolved: the file must still lie below the directory, itself resolved.
+  std::error_code ec;
+  const std::filesystem::path root = std::filesystem::weakly_canonical(directory, ec);
+  const std::filesystem::path file = std::filesystem::weakly_canonical(directory / relative, ec);
+  if (ec) throw Error(where + ": cannot resolve it: " + ec.message());
+  const auto mismatch = std::mismatch(root.begin(), root.end(), file.begin(), file.end());
+  if (mismatch.first != root.end() || mismatch.second == file.end()) {
+    throw Error(where + " is a link to '" + file.string() + "', outside the checkpoint's directory");
+  }
+  return directory / relative;
+}
 
 std::size_t CheckpointBox::voxels() const {
   return std::size_t(box_extents[0]) * std::size_t(box_extents[1]) * std::size_t(box_extents[2]);
@@ -184,6 +206,7 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointBo
                   double(fs.f_bavail) * double(fs.f_frsize), need);
     throw Error(where + ": cannot write it: No space left on device (" + text + "); earlier checkpoints are intact");
   }
+  detail::refuse_link(path, where);
   detail::silence_hdf5_errors();
   const detail::UniqueFile temporary =
       detail::create_unique_file(path.parent_path(), "." + path.filename().string() + ".", "karman checkpoint");
@@ -196,7 +219,6 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointBo
     const int fd = ::open(temporary.path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0 || ::fsync(fd) != 0) error_number = errno;
     if (fd >= 0) ::close(fd);
-    if (error_number == 0 && std::rename(temporary.path.c_str(), path.c_str()) != 0) error_number = errno;
   } catch (...) {
     ::unlink(temporary.path.c_str());
     throw;
@@ -205,6 +227,7 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointBo
     ::unlink(temporary.path.c_str());
     throw Error(where + ": cannot write it: " + detail::os_reason(error_number));
   }
+  detail::publish_file(temporary.path, path, where);
 }
 
 CheckpointBox read_checkpoint_file(const std::filesystem::path& path, bool values) {

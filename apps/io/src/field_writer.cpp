@@ -2,12 +2,14 @@
 #include <karman/io/atomic_file.hpp>
 #include <karman/io/field_writer.hpp>
 
+#include "unique_file.hpp"
 #include "xdmf.hpp"
 #if KARMAN_ENABLE_HDF5
 #include "hdf5_field_file.hpp"
 #endif
 
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
@@ -245,7 +247,7 @@ void FieldWriter::write_hdf5(int step, double time, const FieldSlab& slab) const
     file.slab_planes = m_box.extents.extent(slab_axis());
   }
   // Readers (ParaView following the XDMF file) never see a half-written file.
-  file.path = m_directory / ("." + name + ".tmp");
+  file.path = temporary_field_file(name);
   try {
     if (m_writers.size() == 1 || m_mode == FileMode::file_per_rank) {
       detail::write_field_file(file, m_box, m_names, step, time, slab);
@@ -264,17 +266,35 @@ void FieldWriter::write_hdf5(int step, double time, const FieldSlab& slab) const
   }
   // H5Fclose of a shared file is collective: once it returns on rank 0 every rank's data is in.
   if (m_writers.root() || m_mode == FileMode::file_per_rank) {
-    std::error_code ec;
-    std::filesystem::rename(file.path, m_directory / name, ec);
-    if (ec) {
-      throw Error(std::string(where_write) + ": cannot rename '" + file.path.string() + "' to '" +
-                  (m_directory / name).string() + "': " + ec.message());
-    }
+    detail::publish_file(file.path, m_directory / name, where_write);
   }
 #else
   (void)step, (void)time, (void)slab;
   throw Error(no_hdf5);
 #endif
+}
+
+std::filesystem::path FieldWriter::temporary_field_file(const std::string& name) const {
+  const std::string stem = "." + name + ".";
+  if (m_writers.size() == 1 || m_mode == FileMode::file_per_rank) {
+    const detail::UniqueFile file = detail::create_unique_file(m_directory, stem, where_write);
+    ::close(file.fd);
+    return file.path;
+  }
+  // One shared file: rank 0 draws the name and creates it, every rank opens that one.
+  long long created = 0, token = 0;
+  if (m_writers.root()) {
+    for (int attempt = 0; attempt < 16 && created == 0; ++attempt) {
+      token = static_cast<long long>(detail::random_token());
+      const int fd = detail::create_exclusively(detail::unique_name(m_directory, stem, std::uint64_t(token)));
+      if (fd >= 0) created = ::close(fd) == 0 ? 1 : 0;
+    }
+  }
+  const std::vector<long long> shared = m_writers.all_gather({created, token});
+  if (shared[0] == 0) {
+    throw Error(std::string(where_write) + ": cannot create a file in '" + m_directory.string() + "'");
+  }
+  return detail::unique_name(m_directory, stem, std::uint64_t(shared[1]));
 }
 
 void FieldWriter::record_step(WrittenStep written) {

@@ -3,10 +3,16 @@
 
 #include "unique_file.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <fstream>
+#include <mutex>
+#include <set>
 #include <system_error>
 
 namespace karman::io {
@@ -63,15 +69,117 @@ std::vector<std::string> earlier_run_files(const std::filesystem::path& director
   return found;
 }
 
-void remove_earlier_run_files(const std::filesystem::path& directory) {
-  for (const std::string& name : earlier_run_files(directory)) {
-    std::error_code ec;
-    std::filesystem::remove_all(directory / name, ec);
-    if (ec) {
-      throw Error("karman::io::remove_earlier_run_files: cannot remove '" + (directory / name).string() +
-                  "': " + ec.message());
+namespace {
+
+/// The directory whose outputs this process lists, and the names it listed already.
+struct Recording {
+  std::mutex mutex;
+  std::filesystem::path root;  ///< absolute, normal; empty: not recording
+  std::set<std::string> listed;
+};
+
+Recording& recording() {
+  static Recording r;
+  return r;
+}
+
+/// Whether `name` (a line of a manifest, which anybody may have edited) names a file below
+/// `directory` without leaving it: relative, no "..", and no folder on the way a link.
+bool inside_without_links(const std::filesystem::path& directory, const std::string& name) {
+  const std::filesystem::path relative(name);
+  if (name.empty() || relative.is_absolute() || relative.has_root_name()) return false;
+  std::filesystem::path folder = directory;
+  for (const auto& part : relative.parent_path()) {
+    folder /= part;
+    struct stat status {};
+    if (part == ".." || ::lstat(folder.c_str(), &status) != 0 || !S_ISDIR(status.st_mode)) return false;
+  }
+  return relative.filename() != "..";
+}
+
+}  // namespace
+
+void record_outputs_in(const std::filesystem::path& directory) {
+  Recording& r = recording();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  r.root = std::filesystem::absolute(directory).lexically_normal();
+  r.listed.clear();
+}
+
+std::vector<std::string> remove_earlier_run_files(const std::filesystem::path& directory) {
+  const char* where = "karman::io::remove_earlier_run_files";
+  const std::filesystem::path manifest = directory / manifest_name;
+  detail::refuse_link(manifest, where);
+  std::ifstream in(manifest);
+  std::set<std::string> names;
+  for (std::string line; std::getline(in, line);) {
+    if (inside_without_links(directory, line)) names.insert(line);
+  }
+  std::vector<std::string> removed;
+  std::set<std::filesystem::path> folders;
+  for (const std::string& name : names) {
+    const std::filesystem::path path = directory / name;
+    struct stat status {};
+    // A folder under a listed name is not what the run wrote: it stays.
+    if (::lstat(path.c_str(), &status) != 0 || S_ISDIR(status.st_mode)) continue;
+    if (::unlink(path.c_str()) != 0) {
+      throw Error(std::string(where) + ": cannot remove '" + path.string() + "': " + detail::os_reason(errno));
     }
+    removed.push_back(name);
+    for (auto folder = std::filesystem::path(name).parent_path(); !folder.empty(); folder = folder.parent_path()) {
+      folders.insert(folder);
+    }
+  }
+  // Deepest first ("a/b" sorts after "a"); rmdir leaves a folder that holds anything else.
+  for (auto folder = folders.rbegin(); folder != folders.rend(); ++folder) ::rmdir((directory / *folder).c_str());
+  ::unlink(manifest.c_str());
+  return removed;
+}
+
+DirectoryLock::DirectoryLock(const std::filesystem::path& directory) {
+  const std::filesystem::path path = directory / ".karman.lock";
+  m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (m_fd < 0) {
+    throw Error("--output '" + directory.string() + "': cannot open its lock file '" + path.string() +
+                "': " + detail::os_reason(errno));
+  }
+  if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error_number = errno;
+    ::close(m_fd);
+    if (error_number == EWOULDBLOCK) {
+      throw Error("--output '" + directory.string() +
+                  "' is in use by another karman run (it holds .karman.lock); wait for that run to end or give "
+                  "another --output");
+    }
+    throw Error("--output '" + directory.string() + "': cannot lock '" + path.string() +
+                "': " + detail::os_reason(error_number));
   }
 }
 
+DirectoryLock::~DirectoryLock() { ::close(m_fd); }
+
 }  // namespace karman::io
+
+namespace karman::detail {
+
+void record_output(const std::filesystem::path& path) {
+  io::Recording& r = io::recording();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  if (r.root.empty()) return;
+  const std::filesystem::path relative = std::filesystem::absolute(path).lexically_normal().lexically_relative(r.root);
+  if (relative.empty() || *relative.begin() == "..") return;
+  const std::string name = relative.generic_string();
+  if (!r.listed.insert(name).second) return;
+  const std::filesystem::path manifest = r.root / io::manifest_name;
+  // One write() of one line on an O_APPEND descriptor: ranks appending at once do not interleave.
+  const int fd = ::open(manifest.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+  const std::string line = name + "\n";
+  const bool written = fd >= 0 && ::write(fd, line.data(), line.size()) == ssize_t(line.size());
+  const int error_number = errno;
+  if (fd >= 0) ::close(fd);
+  if (!written) {
+    throw Error("karman::io: cannot list '" + name + "' in '" + manifest.string() + "': " + os_reason(error_number));
+  }
+}
+
+}  // namespace karman::detail

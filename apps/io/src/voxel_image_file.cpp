@@ -5,6 +5,7 @@
 #include "hdf5_handle.hpp"
 #endif
 
+#include <algorithm>
 #include <system_error>
 
 namespace karman::io {
@@ -49,11 +50,23 @@ geometry::VoxelImage read_hdf5_voxel_image(const Hdf5ImageSpec& spec) {
                 std::to_string(nz) + " voxels (x, y, z), expected " + std::to_string(e.nx) + " x " +
                 std::to_string(e.ny) + " x " + std::to_string(e.nz));
   }
-  geometry::VoxelImage image{extents, spec.voxel_size, std::vector<std::uint8_t>(std::size_t(extents.size()))};
-  detail::check(H5Dread(dataset.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, image.solid.data()),
+  // Read as stored, size and sign kept (only the byte order made native): converting to uint8
+  // clamps, so a signed label -1 ("solid") became 0 ("pore").
+  detail::Handle native(H5Tget_native_type(type.get(), H5T_DIR_ASCEND), H5Tclose,
+                        where + ": cannot map the dataset's integer type");
+  const std::size_t size = H5Tget_size(native.get());
+  const std::size_t voxels = std::size_t(extents.size());
+  std::vector<unsigned char> stored(voxels * size);
+  detail::check(H5Dread(dataset.get(), native.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, stored.data()),
                 where + ": cannot read the dataset");
+  geometry::VoxelImage image{extents, spec.voxel_size, std::vector<std::uint8_t>(voxels)};
   const bool nonzero_is_solid = spec.encoding == geometry::VoxelEncoding::nonzero_is_solid;
-  for (auto& v : image.solid) v = std::uint8_t((v != 0) == nonzero_is_solid);
+  for (std::size_t v = 0; v < voxels; ++v) {
+    // An integer of any size, sign and byte order is zero exactly when all its bytes are.
+    const auto first = stored.begin() + std::ptrdiff_t(v * size);
+    const bool nonzero = std::any_of(first, first + std::ptrdiff_t(size), [](unsigned char b) { return b != 0; });
+    image.solid[v] = std::uint8_t(nonzero == nonzero_is_solid);
+  }
   return image;
 }
 #else

@@ -12,7 +12,10 @@ VoxelImage read_raw_image(const RawImageSpec& spec) {
   check_voxel_size(spec.voxel_size, where.c_str());
   std::error_code error;
   if (!std::filesystem::is_regular_file(spec.path, error)) {
-    throw Error(where + ": no such file (a raw image is a regular file of nx * ny * nz bytes)");
+    throw Error(where +
+                (std::filesystem::exists(spec.path, error) ? ": not a regular file (a device, FIFO or directory)"
+                                                           : ": no such file") +
+                " (a raw image is a regular file of nx * ny * nz bytes)");
   }
   const auto bytes = std::filesystem::file_size(spec.path, error);
   if (error) throw Error(where + ": cannot read its size: " + error.message());

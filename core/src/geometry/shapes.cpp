@@ -106,8 +106,20 @@ ShapeList read_shape_list(std::istream& in, const std::string& source) {
 }
 
 ShapeList read_shape_list(const std::filesystem::path& path) {
+  const std::string where = "karman::geometry::read_shape_list: shape list '" + path.string() + "'";
+  // Kind and size first: /dev/zero is one line without end.
+  std::error_code error;
+  if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
+    throw Error(where + " is not a regular file (a device, FIFO or directory)");
+  }
+  const std::uintmax_t limit = std::uintmax_t(64) << 20;
+  const auto bytes = std::filesystem::file_size(path, error);
+  if (!error && bytes > limit) {
+    throw Error(where + " holds " + std::to_string(bytes) + " bytes, more than the " + std::to_string(limit) +
+                " Karman reads for a shape list");
+  }
   std::ifstream in(path);
-  if (!in) throw Error("karman::geometry::read_shape_list: cannot open shape list '" + path.string() + "'");
+  if (!in) throw Error(where + ": cannot open it");
   return read_shape_list(in, path.string());
 }
 

@@ -64,10 +64,20 @@ std::vector<Triangle> read_ascii(std::ifstream& in, const std::string& where) {
 std::vector<Triangle> read_stl(const std::filesystem::path& path) {
   const std::string where = "karman::geometry::read_stl('" + path.string() + "')";
   std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) throw Error(where + ": no such file");
+  if (!std::filesystem::is_regular_file(path, error)) {
+    throw Error(where + (std::filesystem::exists(path, error) ? ": not a regular file (a device, FIFO or directory)"
+                                                              : ": no such file"));
+  }
   const auto bytes = std::filesystem::file_size(path, error);
   std::ifstream in(path, std::ios::binary);
   if (error || !in) throw Error(where + ": cannot open it");
+  // An ASCII surface is read line by line to its end: a bound keeps a mistaken file from
+  // taking the memory of the run (4 GiB: 80 million binary triangles).
+  const std::uintmax_t limit = std::uintmax_t(4) << 30;
+  if (bytes > limit) {
+    throw Error(where + ": " + std::to_string(bytes) + " bytes, more than the " + std::to_string(limit) +
+                " Karman reads for a surface");
+  }
   // A binary file's size is fixed by its count; an ASCII file matching it by chance would need
   // its 81st to 84th characters to spell exactly that count.
   std::vector<Triangle> triangles;

@@ -9,8 +9,18 @@
 namespace karman::io {
 
 /// Writes `content` to a new temporary file beside `path`, flushes it to disk, then renames it
-/// over `path`; on failure removes the temporary file and throws karman::Error naming the path
+/// over `path`; refuses (karman::Error) a symbolic link at `path` and never writes through one.
+/// On failure removes the temporary file and throws karman::Error naming the path
 /// and the reason. A reader never sees a partial `path`.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+/// Creates a new empty file beside `path` under an unpredictable name, exclusively and never
+/// through a link, and returns its name: for a helper program that writes a file only by name
+/// (gnuplot's png). Publish it with replace_file(). Refuses a symbolic link at `path`.
+std::filesystem::path create_file_beside(const std::filesystem::path& path);
+
+/// Renames `temporary` (from create_file_beside) over `path`, refusing a symbolic link at `path`;
+/// on failure removes `temporary` and throws karman::Error.
+void replace_file(const std::filesystem::path& temporary, const std::filesystem::path& path);
 
 }  // namespace karman::io

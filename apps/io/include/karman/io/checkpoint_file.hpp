@@ -51,4 +51,10 @@ CheckpointBox read_checkpoint_file(const std::filesystem::path& path, bool value
 /// Flushes a directory's entries (renames, creations) to disk; best effort.
 void sync_directory(const std::filesystem::path& directory);
 
+/// `directory` / `name` for a file a checkpoint manifest names, confined to `directory`: throws
+/// karman::Error naming `name` when it is empty, absolute, holds a ".." component, or leads
+/// (through a symbolic link, of the file or of a folder on the way) outside `directory`. A
+/// manifest someone else wrote must not make a restart read their choice of file.
+std::filesystem::path file_inside(const std::filesystem::path& directory, const std::string& name);
+
 }  // namespace karman::io

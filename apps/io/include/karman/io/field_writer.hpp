@@ -91,6 +91,9 @@ class FieldWriter {
   void resolve_mode(FileMode requested);
   void check_slab(int step, double time, const FieldSlab& slab) const;
   void write_hdf5(int step, double time, const FieldSlab& slab) const;
+  /// A new empty hidden file for the field file `name`, created exclusively under an unpredictable
+  /// name (a shared file: drawn and created by rank 0, the same name on every rank).
+  std::filesystem::path temporary_field_file(const std::string& name) const;
   /// Throws karman::Error when the directory lacks the space of this rank's file of `step`.
   void check_free_space(int step, const FieldSlab& slab) const;
   void record_step(WrittenStep written);
