@@ -25,6 +25,7 @@
 #include <karman/core/geometry/sphere_pack.hpp>
 #include <karman/core/geometry/stl.hpp>
 #include <karman/core/geometry/voxel_image.hpp>
+#include <karman/core/global_coordinates.hpp>
 #include <karman/core/group.hpp>
 #include <karman/core/halo_plan.hpp>
 #include <karman/core/host_pages.hpp>
@@ -43,6 +44,7 @@
 #include <karman/core/periodic_exchange.hpp>
 #include <karman/core/prefetch.hpp>
 #include <karman/core/profiling_region.hpp>
+#include <karman/core/shared_ranges.hpp>
 #include <karman/core/slab_halo_plan.hpp>
 #include <karman/core/stencil_halo_plan.hpp>
 #include <karman/core/version.hpp>
