@@ -87,6 +87,15 @@ void Ranks::sum_in_place(long long* values, std::size_t count) const {
 #endif
 }
 
+void Ranks::sum_in_place(std::uint64_t* values, std::size_t count) const {
+#if KARMAN_ENABLE_MPI
+  sum_over(m_comm, m_size, values, count);
+#else
+  (void)values;
+  (void)count;
+#endif
+}
+
 double Ranks::max(double local) const {
 #if KARMAN_ENABLE_MPI
   if (m_size > 1) return all_reduce(local, MPI_MAX, m_comm);

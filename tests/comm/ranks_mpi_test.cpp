@@ -7,6 +7,7 @@
 #include <karman/comm/ranks.hpp>
 #include <karman/core/error.hpp>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,6 +35,12 @@ TEST_F(RanksTest, ReductionsSeeEveryRank) {
   EXPECT_FALSE(world.any(false));
   EXPECT_TRUE(world.any(rank == ranks - 1));
   EXPECT_TRUE(world.any(true));
+  // 64-bit unsigned counts past what long long holds add exactly: rank r gives its share of 2^63 plus r.
+  std::uint64_t counts[2] = {(std::uint64_t(1) << 63) / std::uint64_t(ranks) + std::uint64_t(rank), 1};
+  world.sum_in_place(counts, 2);
+  EXPECT_EQ(counts[0], (std::uint64_t(1) << 63) / std::uint64_t(ranks) * std::uint64_t(ranks) +
+                           std::uint64_t(ranks) * std::uint64_t(ranks - 1) / 2);
+  EXPECT_EQ(counts[1], std::uint64_t(ranks));
 }
 
 TEST_F(RanksTest, GatherPutsEveryRanksValuesInRankOrderOnRankZero) {

@@ -4,9 +4,11 @@
 // generalised to faces, edges and corners.
 #include <karman/core/cartesian_halo_plan.hpp>
 #include <karman/core/cartesian_partition.hpp>
+#include <karman/core/for_each.hpp>
 #include <karman/core/partition.hpp>
 
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <array>
@@ -242,6 +244,23 @@ TEST(CartesianPartition, ReturnPlanSendsWhatTheBlockWrote) {
     for (const auto& [q, n] : sent) values += n;
     EXPECT_EQ(values, v == &d3q19 ? 16 + 4 * 12 : 16 + 4 * 12 + 4 * 9);
   }
+}
+
+/// Counts the visits of each voxel.
+struct Visit {
+  Kokkos::View<int*> visits;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const { visits(v) += 1; }
+};
+
+/// for_each takes a block's groups as it takes a slab's: every voxel once over all groups.
+TEST(CartesianPartition, ForEachVisitsEveryGroup) {
+  const CartesianPartition p({6, 5, 7}, {2, 2, 1}, {1, 0, 0});
+  const Kokkos::View<int*> visits("visits", std::size_t(p.local_size()));
+  for (int g = 0; g < p.groups().size(); ++g)
+    for_each(
+        "visit", p, g, Kokkos::DefaultExecutionSpace(), KOKKOS_LAMBDA(index_t v) { visits(v) += 1; });
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), visits);
+  for (index_t v = 0; v < p.local_size(); ++v) EXPECT_EQ(host(v), 1) << "voxel " << v;
 }
 
 TEST(CartesianPartition, RefusesBadGrids) {

@@ -1,5 +1,6 @@
 // Properties of every layout mapping: bijection onto the storage, contiguous
 // messaging blocks, unit stride along voxels where the layout promises it.
+#include <karman/core/cartesian_partition.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/layouts.hpp>
 #include <karman/core/partition.hpp>
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -131,8 +133,8 @@ TEST(Disaggregated, EveryGroupComponentRangeIsOneBlock) {
 }
 
 // A Cartesian block's 53 groups (26 halo, 26 shared by face, edge and corner, one interior)
-// fit a Disaggregated layout of that capacity: each halo or shared (group, component range) is
-// one block, and the offsets of all groups fill the storage but for the interior's padding; the
+// fit the default Disaggregated layout: each halo or shared (group, component range) is one
+// block, and the offsets of all groups fill the storage but for the interior's padding; the
 // slab's five-group layout refuses them.
 TEST(Disaggregated, HoldsACartesianBlocksGroups) {
   GroupTable groups;
@@ -145,7 +147,7 @@ TEST(Disaggregated, HoldsACartesianBlocksGroups) {
   groups.add(GroupRole::interior, {}, 40);
   ASSERT_EQ(groups.size(), 53);
   const int q_count = 19;
-  BasicDisaggregated<53>::mapping map(groups, q_count);
+  Disaggregated::mapping map(groups, q_count);
   std::set<index_t> offsets;
   for (int g = 0; g < groups.size(); ++g) {
     const auto blocks = map.blocks(groups.range(g), {3, 11});
@@ -160,7 +162,57 @@ TEST(Disaggregated, HoldsACartesianBlocksGroups) {
   EXPECT_EQ(index_t(offsets.size()), groups.total() * q_count);
   EXPECT_LT(*offsets.rbegin(), map.size());
   EXPECT_EQ(map.size() - groups.total() * q_count, (SoA::padded_stride(40) - 40) * q_count);
-  EXPECT_THROW(Disaggregated::mapping(groups, q_count), Error);
+  EXPECT_THROW(SlabDisaggregated::mapping(groups, q_count), Error);
+}
+
+// The default Disaggregated field is built on every block of the grids a 3D box is cut into,
+// from one rank to eight (5, 17 and 53 groups), not only on the slab's five groups, and looks
+// up the group of every voxel right.
+TEST(Disaggregated, DefaultHoldsEveryPartition) {
+  for (const std::array<int, 3> dims : {std::array<int, 3>{1, 1, 1}, {1, 1, 4}, {2, 2, 1}, {2, 2, 2}}) {
+    for (int r = 0; r < dims[0] * dims[1] * dims[2]; ++r) {
+      const CartesianPartition p({8, 8, 8}, dims, {r % dims[0], r / dims[0] % dims[1], r / (dims[0] * dims[1])});
+      const Field<double, Disaggregated, Kokkos::HostSpace> f("f", p.groups(), 7);
+      for (int g = 0; g < p.groups().size(); ++g)
+        for (index_t v = p.group(g).begin; v < p.group(g).end; ++v) ASSERT_EQ(f.mapping().group_of(v), g);
+    }
+  }
+}
+
+// A table past any partition's groups is refused with the layout it needs.
+TEST(Disaggregated, TooManyGroupsNamesTheLayoutNeeded) {
+  GroupTable groups;
+  for (int i = 0; i < NeighbourStep::count; ++i) {
+    groups.add(GroupRole::halo, NeighbourStep::from_index(i), 2);
+    groups.add(GroupRole::shared, NeighbourStep::from_index(i), 2);
+  }
+  ASSERT_EQ(groups.size(), 54);
+  try {
+    Disaggregated::mapping(groups, 3);
+    FAIL() << "54 groups accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("needs BasicDisaggregated<54> or larger"), std::string::npos) << e.what();
+  }
+}
+
+// The binary search past 8 groups finds what comparing with every group's first voxel finds,
+// empty groups (which share their first voxel with the next) anywhere, capacity left unused.
+TEST(Disaggregated, LookupFindsTheGroupWithEmptyGroupsAnywhere) {
+  for (int count : {1, 2, 9, 13, 53}) {
+    for (int empty_every : {2, 3, 5, 100}) {
+      GroupTable groups;
+      for (int g = 0; g < count; ++g) {
+        const index_t size = g % empty_every == 1 ? 0 : 1 + g % 3;
+        const GroupRole role = g + 1 == count ? GroupRole::interior : g < 27 ? GroupRole::halo : GroupRole::shared;
+        groups.add(role, g + 1 == count ? NeighbourStep{} : NeighbourStep::from_index(g % 27),
+                   g + 1 == count && size == 0 ? 1 : size);
+      }
+      const BasicDisaggregated<53>::mapping big(groups, 2);
+      for (int g = 0; g < groups.size(); ++g)
+        for (index_t v = groups.range(g).begin; v < groups.range(g).end; ++v)
+          ASSERT_EQ(big.group_of(v), g) << count << " groups, voxel " << v;
+    }
+  }
 }
 
 // The component stride never lets the 2Q streams of an update share a 4 KiB offset: an odd

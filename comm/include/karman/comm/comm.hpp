@@ -2,6 +2,7 @@
 /// \file comm.hpp
 /// Everything of Karman::comm in one include (a build with MPI; without it, ranks.hpp is all).
 
+#include <karman/comm/cartesian_decomposition.hpp>
 #include <karman/comm/collective_error.hpp>
 #include <karman/comm/comm_stats.hpp>
 #include <karman/comm/device_memory.hpp>
@@ -11,5 +12,6 @@
 #include <karman/comm/mpi_context.hpp>
 #include <karman/comm/mpi_datatype.hpp>
 #include <karman/comm/mpi_halo_exchanger.hpp>
+#include <karman/comm/plan_check.hpp>
 #include <karman/comm/ranks.hpp>
 #include <karman/comm/slab_decomposition.hpp>

@@ -14,6 +14,7 @@
 #include <karman/comm/gpu_aware.hpp>
 #include <karman/comm/halo_pack.hpp>
 #include <karman/comm/mpi_datatype.hpp>
+#include <karman/comm/plan_check.hpp>
 #include <karman/comm/slab_decomposition.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/halo_plan.hpp>
@@ -66,6 +67,10 @@ inline bool same_transfers(const std::vector<HaloTransfer>& a, const std::vector
 /// where the layout has few runs (Disaggregated, SoA) and the field is in host memory,
 /// otherwise packed by the same kernels as above (AoS, CSoA, device memory).
 ///
+/// The first start() of a plan checks, once, that every message's two sides list the same
+/// values in the same order (plan_check.hpp): all ranks start their first exchange of a plan
+/// together, and a plan the neighbours disagree on throws a CollectiveError on every rank.
+///
 /// Device memory the host cannot read goes to MPI directly when MPI is GPU-aware
 /// (GpuAwareMode), otherwise through a pinned host mirror: one asynchronous copy per message
 /// before the sends, one per message back after the receives.
@@ -96,6 +101,9 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
       : m_pack_always(pack_always),
         m_space(space),
         m_peers(peers_of(decomposition)),
+        m_global(decomposition.partition().global()),
+        m_partition_groups(decomposition.partition().groups()),
+        m_global_id(detail::global_ids(decomposition.partition())),
         m_rank(decomposition.rank()),
         m_neighbours(decomposition.neighbours()),
         m_gpu_aware(resolve_gpu_aware(gpu_aware, DeviceMemoryTraits<memory_space>::api)),
@@ -281,6 +289,10 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
           detail::same_transfers(p.plan.sends, plan.sends) && detail::same_transfers(p.plan.receives, plan.receives))
         return i;
     }
+    // Voxels are compared by global position where the field is laid out on the partition,
+    // by count only where it is not (a block-sparse grid's groups of blocks).
+    detail::check_plan_agrees(m_comm, m_peers, plan, field.groups(),
+                              field.groups() == m_partition_groups ? m_global_id : detail::GlobalIdOf(), m_global);
     Prepared p;
     p.plan = plan;
     p.groups = field.groups();
@@ -488,6 +500,9 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   execution_space m_space;
   MPI_Comm m_comm = MPI_COMM_NULL;
   std::array<int, NeighbourStep::count> m_peers{};  ///< by NeighbourStep::index()
+  Extents m_global;                                 ///< the decomposition's global box
+  GroupTable m_partition_groups;                    ///< the groups of this rank's part
+  detail::GlobalIdOf m_global_id;                   ///< global voxel of a local voxel of the partition
   int m_rank = 0;
   int m_neighbours = 0;
   bool m_gpu_aware = false;

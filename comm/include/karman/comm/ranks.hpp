@@ -7,6 +7,7 @@
 #include <karman/comm/collective_error.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -48,6 +49,9 @@ class Ranks {
   void sum_in_place(double* values, std::size_t count) const;
   /// The same for integers: exact, so the result does not depend on how MPI orders the ranks.
   void sum_in_place(long long* values, std::size_t count) const;
+  /// The same for 64-bit unsigned counts (voxels, cells, updates past 2^63 on large runs), exact
+  /// and wrapping modulo 2^64 like the unsigned arithmetic it sums.
+  void sum_in_place(std::uint64_t* values, std::size_t count) const;
   /// Maximum over ranks, on every rank.
   double max(double local) const;
   /// Bitwise OR over ranks, on every rank (flags that any rank may raise).

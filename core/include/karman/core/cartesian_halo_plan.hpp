@@ -39,26 +39,53 @@ inline std::vector<NeighbourStep> crossing_neighbours(const CartesianPartition& 
   return out;
 }
 
-/// The exchange of a block before a step: towards every neighbour s, population slot q of each
-/// shared cell facing s (CartesianPartition::shared_groups_towards) for every q in
-/// crossing_populations(s); from s, the same slots of the halo group s, for the populations
-/// crossing from s. Transfers are one population each, slots outermost, so the blocks of a
-/// neighbour's message follow one another in the same order on both sides (the receiver's halo
-/// group holds the sender's shared cells in their order). `opposite_slots` swaps what moves
-/// each way: AA's odd step, before which the even step left every population in its opposite
-/// slot (slab_halo_plan.hpp); its even step moves the same blocks back (reversed(), halo_plan.hpp).
-inline HaloPlan cartesian_halo_plan(const CartesianPartition& p, const std::vector<std::array<int, 3>>& velocities,
-                                    bool opposite_slots = false) {
+/// Component ranges moved across one face, edge or corner, in message order.
+using ComponentRanges = std::vector<ComponentRange>;
+
+/// The plan every halo plan of a block is built from: towards each neighbour s of `steps`, the
+/// ranges `sent(s)` of the shared cells facing s (CartesianPartition::shared_groups_towards),
+/// range after range, cell after cell; from s, the ranges `received(s)` into the halo group s.
+/// Both sides then list a neighbour's message in one order, component-major within each cell,
+/// cells in the order the receiver's halo group holds them: a range of one component arrives
+/// as one transfer over the whole halo group, a wider one cell by cell, since component-major
+/// over the whole group would interleave the cells differently from the sender (the check in
+/// MpiHaloExchanger::start refuses such a plan).
+template <class Sent, class Received>
+HaloPlan block_halo_plan(const CartesianPartition& p, const std::vector<NeighbourStep>& steps, Sent&& sent,
+                         Received&& received) {
   HaloPlan plan;
-  for (const NeighbourStep& s : crossing_neighbours(p, velocities)) {
-    const std::vector<int> sent = crossing_populations(velocities, opposite_slots ? s.opposite() : s);
-    const std::vector<int> received = crossing_populations(velocities, opposite_slots ? s : s.opposite());
+  for (const NeighbourStep& s : steps) {
     const std::vector<int> cells = p.shared_groups_towards(s);
-    for (const int q : sent)
-      for (const int g : cells) plan.sends.push_back({g, {q, q + 1}, s});
-    for (const int q : received) plan.receives.push_back({p.halo_group(s), {q, q + 1}, s});
+    for (const ComponentRange& r : sent(s))
+      for (const int g : cells) plan.sends.push_back({g, r, s});
+    const std::vector<CartesianPartition::Cell> halo = p.cells_towards(s, true);
+    for (const ComponentRange& r : received(s)) {
+      if (r.size() == 1 || halo.size() <= 1) {
+        plan.receives.push_back({p.halo_group(s), r, s});
+      } else {
+        for (const CartesianPartition::Cell& c : halo) plan.receives.push_back({p.halo_group(s), r, s, c.voxels});
+      }
+    }
   }
   return plan;
+}
+
+/// The exchange of a block before a step: towards every neighbour s, population slot q of each
+/// shared cell facing s for every q in crossing_populations(s); from s, the same slots of the
+/// halo group s, for the populations crossing from s. Transfers are one population each, slots
+/// outermost (block_halo_plan). `opposite_slots` swaps what moves each way: AA's odd step,
+/// before which the even step left every population in its opposite slot (slab_halo_plan.hpp);
+/// its even step moves the same blocks back (reversed(), halo_plan.hpp).
+inline HaloPlan cartesian_halo_plan(const CartesianPartition& p, const std::vector<std::array<int, 3>>& velocities,
+                                    bool opposite_slots = false) {
+  const auto slots = [&](NeighbourStep s) {
+    ComponentRanges out;
+    for (const int q : crossing_populations(velocities, s)) out.push_back({q, q + 1});
+    return out;
+  };
+  return block_halo_plan(
+      p, crossing_neighbours(p, velocities), [&](NeighbourStep s) { return slots(opposite_slots ? s.opposite() : s); },
+      [&](NeighbourStep s) { return slots(opposite_slots ? s : s.opposite()); });
 }
 
 /// AA's exchange before an even step on a block: what the odd step pushed into the halo returns

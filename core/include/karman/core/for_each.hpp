@@ -30,9 +30,10 @@ void for_each(const std::string& label, const VoxelRange& range, const Execution
       label, Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight), functor);
 }
 
-/// Calls `functor(voxel)` for every voxel of group `g` (an index into partition.groups()) on `space`.
-template <class... Properties, class ExecutionSpace, class Functor>
-void for_each(const std::string& label, const SlabPartition& partition, int g, const ExecutionSpace& space,
+/// Calls `functor(voxel)` for every voxel of group `g` (an index into partition.groups()) on
+/// `space`; any partition with groups (SlabPartition, CartesianPartition).
+template <class... Properties, class Partition, class ExecutionSpace, class Functor>
+void for_each(const std::string& label, const Partition& partition, int g, const ExecutionSpace& space,
               const Functor& functor) {
   for_each<Properties...>(label, partition.group(g), space, functor);
 }

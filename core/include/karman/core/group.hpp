@@ -62,6 +62,10 @@ struct GroupInfo {
   }
 };
 
+/// Most groups a partition of the core has: a Cartesian block cut along three axes, with 26
+/// halo groups, 26 shared groups (faces, edges, corners) and its interior.
+inline constexpr int max_partition_groups = 2 * (NeighbourStep::count - 1) + 1;
+
 /// The groups of a partition in memory order; consecutive, covering [0, total()).
 /// Trivially copyable with a fixed capacity, so a host handle to it is cheap and no
 /// allocation is needed (kernels never see it: layouts copy what they need).

@@ -27,9 +27,10 @@ struct DensePartition<SlabPartition> {
   /// The neighbour accessor of the kernels on a lattice of dimension D.
   template <int D>
   using neighbours = Neighbours<D>;
-  /// The layout of the population fields for the solver layout `Layout`.
+  /// The layout of the population fields for the solver layout `Layout`: Disaggregated over
+  /// the slab's five groups, whose lookup is the cheapest.
   template <class Layout, int D>
-  using field_layout = Layout;
+  using field_layout = std::conditional_t<std::is_same_v<Layout, Disaggregated>, SlabDisaggregated, Layout>;
   /// What the accessor is built from.
   static Extents topology(const SlabPartition& p) { return p.local(); }
   /// Where the owned voxels lie: whole planes, the grid 1×1×N (3D) or 1×N (2D).
