@@ -42,7 +42,7 @@ class Solver final : public SolverCore<L, Prec, Layout, MemorySpace, Partition> 
   /// The immersed boundary of a force-field variant; nothing for the others.
   struct NoImmersedBoundary {};
   using ImmersedBoundaryType =
-      std::conditional_t<ForceField, ImmersedBoundary<L, Prec, Layout, MemorySpace>, NoImmersedBoundary>;
+      std::conditional_t<ForceField, ImmersedBoundary<L, Prec, field_layout, MemorySpace>, NoImmersedBoundary>;
 
  public:
   using typename Core::exchanger_type;
