@@ -21,4 +21,16 @@ void expect_error(F&& f, std::initializer_list<const char*> parts) {
   }
 }
 
+/// The message of the karman::Error `action` throws, or "" (and a test failure) when it throws none.
+template <class Action>
+std::string error_of(Action&& action) {
+  try {
+    action();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no karman::Error thrown";
+  return "";
+}
+
 }  // namespace karman::test

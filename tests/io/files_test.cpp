@@ -6,6 +6,7 @@
 #include <karman/io/json.hpp>
 #include <karman/io/output_directory.hpp>
 
+#include "../common/expect_error.hpp"
 #include "io_test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -19,22 +20,9 @@ namespace fs = std::filesystem;
 using karman::io_test::list_directory;
 using karman::io_test::make_scratch_directory;
 using karman::io_test::read_text;
+using karman::test::error_of;
 
-namespace {
-
-/// The message of the karman::Error `action` throws, or "" (and a test failure) when it throws none.
-template <class Action>
-std::string error_of(Action&& action) {
-  try {
-    action();
-  } catch (const karman::Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no karman::Error thrown";
-  return "";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST(OutputDirectory, CreatesParentsAndLeavesNoProbe) {
   const fs::path scratch = make_scratch_directory("outdir");

@@ -10,6 +10,7 @@
 #include <karman/io/json.hpp>
 #include <karman/io/output_directory.hpp>
 
+#include "../common/expect_error.hpp"
 #include "io_test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -25,19 +26,9 @@
 namespace fs = std::filesystem;
 using karman::io_test::make_scratch_directory;
 using karman::io_test::read_text;
+using karman::test::error_of;
 
 namespace {
-
-template <class Action>
-std::string error_of(Action&& action) {
-  try {
-    action();
-  } catch (const karman::Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no karman::Error thrown";
-  return "";
-}
 
 void write_text(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
 
