@@ -104,17 +104,26 @@ std::unique_ptr<FlowSolver> with_features(const SolverSetup& setup) {
   return build<L, T, Layout, Collision, P, false>(setup);
 }
 
+/// Definition of the per-collision entry point declared in solver_variant.hpp: every pattern,
+/// with and without the force terms.
+template <class L, class T, class Layout, class Collision>
+std::unique_ptr<FlowSolver> make_collision_variant(const SolverSetup& setup) {
+  static_assert(Collision::template defined_for<L>, "make_collision_variant: the collision is not defined for L");
+  return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) {
+    return with_features<L, T, Layout, Collision, tag_type<decltype(pattern)>::value>(setup);
+  });
+}
+
 /// Definition of the entry point declared in solver_variant.hpp; each generated translation
-/// unit instantiates it for one (lattice, precision, layout), with every collision of
-/// variants.hpp defined for the lattice (the others are not compiled) and every pattern.
+/// unit instantiates it for one (lattice, precision, layout). It only chooses the collision:
+/// every collision of variants.hpp defined for the lattice has its make_collision_variant
+/// instantiated (the others are refused), in this unit or in one of its own.
 template <class L, class T, class Layout>
 std::unique_ptr<FlowSolver> make_solver_variant(const SolverSetup& setup) {
   return dispatch<Collisions>(setup.variant.collision, [&](auto collision) -> std::unique_ptr<FlowSolver> {
     using Collision = tag_type<decltype(collision)>;
     if constexpr (Collision::template defined_for<L>) {
-      return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) {
-        return with_features<L, T, Layout, Collision, tag_type<decltype(pattern)>::value>(setup);
-      });
+      return make_collision_variant<L, T, Layout, Collision>(setup);
     } else {
       throw Error(undefined_collision_message(Collision::name, L::name));
     }

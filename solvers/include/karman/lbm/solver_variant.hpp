@@ -16,6 +16,13 @@ namespace karman::lbm::detail {
 template <class L, class T, class Layout>
 std::unique_ptr<FlowSolver> make_solver_variant(const SolverSetup& setup);
 
+/// The same for one collision (pattern and features from the setup). make_solver_variant calls
+/// it for the collision the setup names; each is instantiated in the unit of its (lattice,
+/// precision, layout), or in a unit of its own with KARMAN_SPLIT_COLLISIONS, so that a many-core
+/// build compiles a variant's collisions side by side.
+template <class L, class T, class Layout, class Collision>
+std::unique_ptr<FlowSolver> make_collision_variant(const SolverSetup& setup);
+
 /// The same on the Cartesian blocks of setup.process_grid (MPI builds), from the units of
 /// KARMAN_CARTESIAN_VARIANTS (src/block_solver_variant.cpp.in).
 template <class L, class T, class Layout>

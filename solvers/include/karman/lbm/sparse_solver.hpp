@@ -443,10 +443,6 @@ class SparseSolver final : public SparseSolverCore<L, Prec, Layout, MemorySpace>
 
 namespace detail {
 
-/// Definition of the entry point declared in sparse_solver_factory.hpp; each generated
-/// translation unit instantiates it for one (lattice, precision, layout), with every collision
-/// of variants.hpp defined for the lattice and every pattern, and the Guo force terms only for
-/// a case with a body force.
 /// The block planes of `setup`'s rank and, under MPI with several ranks, the halo plans and
 /// exchanger of the SlabDecomposition of the block lattice, each of its planes a plane of blocks.
 template <class L, class FieldType, class Grid>
@@ -470,20 +466,33 @@ SparseSlab<FieldType> make_sparse_slab(const SolverSetup& setup) {
   return slab;
 }
 
-template <class L, class T, class Layout>
-std::unique_ptr<SparseFlowSolver> make_sparse_solver_variant(const SolverSetup& setup, BlockGrouping grouping) {
+/// Definition of the per-collision entry point declared in sparse_solver_factory.hpp: every
+/// pattern, and the Guo force terms only for a case with a body force.
+template <class L, class T, class Layout, class Collision>
+std::unique_ptr<SparseFlowSolver> make_sparse_collision_variant(const SolverSetup& setup, BlockGrouping grouping) {
+  static_assert(Collision::template defined_for<L>,
+                "make_sparse_collision_variant: the collision is not defined for L");
   using Core = SparseSolverCore<L, T, Layout, Kokkos::DefaultExecutionSpace::memory_space>;
   const auto slab = [&] { return make_sparse_slab<L, typename Core::field_type, typename Core::grid_type>(setup); };
   const bool forced =
       setup.relaxation.force[0] != 0 || setup.relaxation.force[1] != 0 || setup.relaxation.force[2] != 0;
+  return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) -> std::unique_ptr<SparseFlowSolver> {
+    constexpr Pattern P = tag_type<decltype(pattern)>::value;
+    if (forced) return std::make_unique<SparseSolver<L, T, Layout, Collision, P, true>>(setup, slab(), grouping);
+    return std::make_unique<SparseSolver<L, T, Layout, Collision, P, false>>(setup, slab(), grouping);
+  });
+}
+
+/// Definition of the entry point declared in sparse_solver_factory.hpp; each generated
+/// translation unit instantiates it for one (lattice, precision, layout). It only chooses the
+/// collision: every collision of variants.hpp defined for the lattice has its
+/// make_sparse_collision_variant instantiated (the others are refused).
+template <class L, class T, class Layout>
+std::unique_ptr<SparseFlowSolver> make_sparse_solver_variant(const SolverSetup& setup, BlockGrouping grouping) {
   return dispatch<Collisions>(setup.variant.collision, [&](auto collision) -> std::unique_ptr<SparseFlowSolver> {
     using Collision = tag_type<decltype(collision)>;
     if constexpr (Collision::template defined_for<L>) {
-      return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) -> std::unique_ptr<SparseFlowSolver> {
-        constexpr Pattern P = tag_type<decltype(pattern)>::value;
-        if (forced) return std::make_unique<SparseSolver<L, T, Layout, Collision, P, true>>(setup, slab(), grouping);
-        return std::make_unique<SparseSolver<L, T, Layout, Collision, P, false>>(setup, slab(), grouping);
-      });
+      return make_sparse_collision_variant<L, T, Layout, Collision>(setup, grouping);
     } else {
       throw Error(undefined_collision_message(Collision::name, L::name));
     }

@@ -24,6 +24,10 @@ namespace detail {
 /// pattern and features chosen inside); defined in sparse_solver.hpp.
 template <class L, class T, class Layout>
 std::unique_ptr<SparseFlowSolver> make_sparse_solver_variant(const SolverSetup& setup, BlockGrouping grouping);
+/// The same for one collision, instantiated in the variant's unit or, with
+/// KARMAN_SPLIT_COLLISIONS, in a unit of its own (solver_variant.hpp's make_collision_variant).
+template <class L, class T, class Layout, class Collision>
+std::unique_ptr<SparseFlowSolver> make_sparse_collision_variant(const SolverSetup& setup, BlockGrouping grouping);
 }  // namespace detail
 
 }  // namespace karman::lbm
