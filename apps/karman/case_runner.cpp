@@ -505,6 +505,7 @@ class CaseRun {
     if (!m_candidates.empty()) {
       const CheckpointManifest loaded = load_checkpoint(m_ranks, m_candidates, *m_solver);
       m_restarted_from = {{"checkpoint", loaded.directory.string()}, {"step", loaded.step}};
+      restore_history(loaded.history());
       if (m_ranks.root()) {
         std::printf("karman %s: restarting from %s (step %lld)\n", m_def.name.c_str(), loaded.directory.c_str(),
                     loaded.step);
@@ -602,7 +603,7 @@ class CaseRun {
   void write_checkpoint_now() {
     describe_geometry();
     const auto t0 = clock::now();
-    m_checkpoint_bytes = write_checkpoint(m_ranks, m_dir, *m_solver, m_configuration);
+    m_checkpoint_bytes = write_checkpoint(m_ranks, m_dir, *m_solver, m_configuration, history_json());
     const double seconds = seconds_since(t0);
     m_checkpoint_seconds += seconds;
     ++m_checkpoints_written;
@@ -613,6 +614,29 @@ class CaseRun {
                   readable_bytes(m_checkpoint_bytes).c_str(), seconds);
       std::fflush(stdout);
     }
+  }
+
+  /// What the run has recorded so far, as a checkpoint stores it: the case's series and the
+  /// residual of the last check (null while none was finite).
+  nlohmann::json history_json() const {
+    nlohmann::json series = nlohmann::json::object();
+    for (const auto& [name, values] : m_def.history) series[name] = *values;
+    return {{"series", series},
+            {"residual", std::isfinite(m_residual) ? nlohmann::json(m_residual) : nlohmann::json(nullptr)},
+            {"steady", m_steady}};
+  }
+
+  /// The history a restart's checkpoint stored; throws karman::Error when a series the case
+  /// records is missing (a checkpoint of another case's build).
+  void restore_history(const nlohmann::json& history) {
+    const nlohmann::json& series = history.at("series");
+    for (const auto& [name, values] : m_def.history) {
+      if (!series.contains(name)) throw Error("--restart: the checkpoint holds no '" + name + "' history");
+      *values = series.at(name).get<std::vector<double>>();
+    }
+    const nlohmann::json& residual = history.at("residual");
+    m_residual = residual.is_null() ? std::numeric_limits<double>::infinity() : residual.get<double>();
+    m_steady = history.at("steady").get<bool>();
   }
 
   /// Reports a diverged state on rank 0; the run's exit code.
@@ -652,8 +676,9 @@ class CaseRun {
   int loop() {
     const lbm::OwnedBox box = m_solver->owned_box();
     const double global_voxels = double(m_setup.global.size());
-    // After a restart on a check step the monitor's snapshot is the one the interrupted run held.
-    if (!m_candidates.empty() && m_options.until_steady > 0 && m_first_step % m_check_every == 0) {
+    // After a restart on a check step the monitor's snapshot is the one the interrupted run held,
+    // so the residuals of later checks are the interrupted run's too.
+    if (!m_candidates.empty() && m_first_step % m_check_every == 0) {
       (void)m_monitor.update(flatten(m_solver->moments()));
     }
     auto last_progress = clock::now();

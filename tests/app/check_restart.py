@@ -5,7 +5,8 @@ count as an uninterrupted run (1 and 3 ranks, AB and AA, FP64 and FP16 storage, 
 rank count, layout and pattern); SIGTERM writes a checkpoint and exits 143 with a restart hint; a corrupted or truncated
 checkpoint is refused and --restart latest falls back to the one before; a NaN is caught at the
 next check with its voxel and nothing is written from it; --max-steps before --until-steady
-exits 4. Usage: check_restart.py KARMAN [MPIEXEC]"""
+exits 4; a cylinder's force history continues through a restart.
+Usage: check_restart.py KARMAN [MPIEXEC]"""
 import glob
 import json
 import os
@@ -50,6 +51,25 @@ def expect(condition, what):
     print(f"{'ok  ' if condition else 'FAIL'} {what}")
     if not condition:
         failures.append(what)
+
+
+# Entries of summary.json that describe how a run went (time, checkpoints written, where it
+# restarted from) rather than what it computed.
+RUN_RECORD = ("wall_seconds", "setup_seconds", "mlups", "mlups_after_warmup", "warmup_steps", "checkpoints",
+              "restarted_from", "backend")
+
+
+def results(s):
+    kept = {k: v for k, v in s.items() if k not in RUN_RECORD}
+    kept["run"] = {k: v for k, v in s.get("run", {}).items() if k != "output"}
+    return kept
+
+
+def same_results(a, b):
+    """Whether the runs in directories a and b computed the same summary and force history."""
+    csv = [open(os.path.join(d, "forces.csv")).read() if os.path.exists(os.path.join(d, "forces.csv")) else None
+           for d in (a, b)]
+    return bool(summary(a)) and results(summary(a)) == results(summary(b)) and csv[0] is not None and csv[0] == csv[1]
 
 
 def descendants(pid):
@@ -249,6 +269,16 @@ with tempfile.TemporaryDirectory() as tmp:
     run(["cavity", "--n", "16", "--until-steady", "1e-12", "--max-steps", "100", "--output", slow, "--quiet"],
         expect=4, must_contain=["--max-steps 100 reached"])
     expect(summary(slow).get("steady") is False, "not converged: summary written, steady false")
+
+    # The force history is in the checkpoint: a cylinder run stopped at step 200 and continued to
+    # 400 reports the coefficients, residual, fields and forces.csv of a run straight to 400.
+    cylinder = ["cylinder", "--diameter", "8", "--sample-time", "0.05", "--check-every", "100",
+                "--checkpoint-every", "200", "--quiet"]
+    whole, parts = os.path.join(tmp, "cylinder_whole"), os.path.join(tmp, "cylinder_parts")
+    run(cylinder + ["--steps", "400", "--output", whole])
+    run(cylinder + ["--steps", "200", "--output", parts])
+    run(cylinder + ["--steps", "400", "--output", parts, "--restart", "latest"], must_contain=["step 200"])
+    expect(same_results(whole, parts), "cylinder: a restarted run's summary and forces.csv equal the straight run's")
 
 print(f"{len(failures)} failed" if failures else "all passed")
 for f in failures:
