@@ -550,9 +550,11 @@ class CaseRun {
     }
     if (!m_options.restart.empty()) {
       m_candidates = restart_candidates(m_options.restart, m_dir);
-      if (m_candidates.front().step >= m_target) {
+      // A checkpoint of the last step is that of a run killed before its outputs: the restart
+      // steps no more and writes them.
+      if (m_candidates.front().step > m_target) {
         throw Error("karman " + name + ": the checkpoint is at step " + std::to_string(m_candidates.front().step) +
-                    " already; give --steps (or --max-steps) beyond it");
+                    " already; give --steps (or --max-steps) of at least that many");
       }
       describe_geometry();
       m_restart_notes = compare_configurations(m_candidates.front().configuration(), m_configuration, m_options.force);

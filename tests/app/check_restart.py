@@ -5,8 +5,8 @@ count as an uninterrupted run (1 and 3 ranks, AB and AA, FP64 and FP16 storage, 
 rank count, layout and pattern); SIGTERM writes a checkpoint and exits 143 with a restart hint; a corrupted or truncated
 checkpoint is refused and --restart latest falls back to the one before; a NaN is caught at the
 next check with its voxel and nothing is written from it; --max-steps before --until-steady
-exits 4; a cylinder's force history continues through a restart.
-Usage: check_restart.py KARMAN [MPIEXEC]"""
+exits 4; a cylinder's force history continues through a restart, and a run killed after its last
+checkpoint gets its outputs from a restart. Usage: check_restart.py KARMAN [MPIEXEC]"""
 import glob
 import json
 import os
@@ -279,6 +279,15 @@ with tempfile.TemporaryDirectory() as tmp:
     run(cylinder + ["--steps", "200", "--output", parts])
     run(cylinder + ["--steps", "400", "--output", parts, "--restart", "latest"], must_contain=["step 200"])
     expect(same_results(whole, parts), "cylinder: a restarted run's summary and forces.csv equal the straight run's")
+
+    # Killed after its last checkpoint, before its summary: the restart steps no more and writes
+    # the outputs, equal to those the run would have written.
+    reference = summary(whole)
+    os.remove(os.path.join(whole, "summary.json"))
+    os.remove(os.path.join(whole, "forces.csv"))
+    run(cylinder + ["--steps", "400", "--output", whole, "--restart", "latest"], must_contain=["step 400"])
+    expect(results(summary(whole)) == results(reference) and same_results(whole, parts),
+           "cylinder: a restart from the last step's checkpoint writes the missing summary and forces.csv")
 
 print(f"{len(failures)} failed" if failures else "all passed")
 for f in failures:
