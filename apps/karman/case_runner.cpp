@@ -23,6 +23,7 @@
 
 #include <KokkosBlas1_nrm2.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -199,6 +200,15 @@ void remove_fields_after(const std::filesystem::path& directory, long step) {
 std::string earlier_run_files_text(const std::filesystem::path& directory) {
   std::string text;
   for (const auto& name : io::earlier_run_files(directory)) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+/// The steady-state residual for progress and final lines: "n/a" until a second check has
+/// compared the velocity with an earlier one (short runs may end before).
+std::string residual_text(double residual) {
+  if (!std::isfinite(residual)) return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3e", residual);
   return text;
 }
 
@@ -681,6 +691,18 @@ class CaseRun {
     return m_ranks.size() > 1 ? m_ranks.bitwise_or(local) : local;
   }
 
+  /// The progress line's end: "done" on the last step, else the time left: from the step count,
+  /// or for a steady-state run from `tolerance_step`, where the residual's decay reaches the
+  /// tolerance (0: unknown, it has not decayed yet), never from the --max-steps bound, which such
+  /// runs seldom reach.
+  std::string eta_text(long step, double seconds_per_step, double tolerance_step) const {
+    if (step == m_target || m_steady) return "done";
+    if (m_options.steps > 0) return "ETA " + format_duration(seconds_per_step * double(m_target - step));
+    if (!(tolerance_step > 0)) return "ETA unknown";
+    const double remaining = std::clamp(tolerance_step - double(step), 0.0, double(m_target - step));
+    return "ETA ~" + format_duration(seconds_per_step * remaining);
+  }
+
   static long next_multiple(long step, long every) { return (step / every + 1) * every; }
 
   /// The time steps until the target or a steady state; 0, or the exit code that ends the run
@@ -699,7 +721,7 @@ class CaseRun {
     const long poll_every = m_ranks.size() > 1 ? 4 : 1;
     unsigned pending = 0;
     long last_check_step = m_first_step;
-    double steps_to_tolerance = 0;  // from the residual's decay; 0 while unknown
+    double tolerance_step = 0;  // from the residual's decay; 0 while unknown
     if (m_options.output_every > 0 && m_candidates.empty()) write_fields(m_solver->moments());
     if (!m_candidates.empty()) {
       m_ranks.run([&] {
@@ -766,7 +788,9 @@ class CaseRun {
           // say how many steps remain to the tolerance (the ETA of the progress line).
           if (std::isfinite(before) && m_residual < before && m_residual > 0) {
             const double rate = std::log(before / m_residual) / double(step - last_check_step);
-            steps_to_tolerance = std::log(m_residual / m_options.until_steady) / rate;
+            tolerance_step = double(step) + std::log(m_residual / m_options.until_steady) / rate;
+          } else {
+            tolerance_step = 0;  // not decaying: no estimate
           }
           last_check_step = step;
         }
@@ -792,12 +816,9 @@ class CaseRun {
       if (m_ranks.root() && !m_options.quiet && (seconds_since(last_progress) > 2.0 || m_steady || step == m_target)) {
         last_progress = clock::now();
         const double mlups = global_voxels * double(step - m_first_step) / m_compute_seconds / 1e6;
-        const bool estimated = m_options.until_steady > 0 && steps_to_tolerance > 0;
-        const double remaining =
-            estimated ? std::min(steps_to_tolerance, double(m_target - step)) : double(m_target - step);
-        const double eta = m_compute_seconds / double(step - m_first_step) * remaining;
-        std::printf("  step %8ld  %9.1f MLUPS  residual %.3e  %s %s\n", step, mlups, m_residual,
-                    m_options.steps > 0 ? "ETA" : (estimated ? "ETA ~" : "ETA <="), format_duration(eta).c_str());
+        const double seconds_per_step = m_compute_seconds / double(step - m_first_step);
+        std::printf("  step %8ld  %9.1f MLUPS  residual %s  %s\n", step, mlups, residual_text(m_residual).c_str(),
+                    eta_text(step, seconds_per_step, tolerance_step).c_str());
         std::fflush(stdout);
       }
     }
@@ -830,9 +851,9 @@ class CaseRun {
     if (m_ranks.root()) {
       if (m_def.finish) m_def.finish(global, m_dir, summary);
       io::write_json(m_dir / "summary.json", summary);
-      std::printf("karman %s: %lld steps in %.2f s, %.1f MLUPS, residual %.3e, mass %.12g%s\n", m_def.name.c_str(),
-                  static_cast<long long>(m_solver->steps()), m_run_seconds, mlups, m_residual, mass,
-                  m_steady ? " (steady)" : "");
+      std::printf("karman %s: %lld steps in %.2f s, %.1f MLUPS, residual %s, mass %.12g%s\n", m_def.name.c_str(),
+                  static_cast<long long>(m_solver->steps()), m_run_seconds, mlups, residual_text(m_residual).c_str(),
+                  mass, m_steady ? " (steady)" : "");
       std::printf("  output in %s: %ssummary.json\n", std::filesystem::absolute(m_dir).c_str(),
                   m_options.no_fields ? "" : "fields.xdmf (open in ParaView), fields_*.h5, ");
     }
