@@ -212,6 +212,22 @@ std::string residual_text(double residual) {
   return text;
 }
 
+/// What a diverged run can change: the flow and resolution always, and a collision more robust
+/// than its own where the lattice defines one and the run could use it (`moment_collisions`:
+/// MRT and CM run on slabs without a per-voxel force field, lbm/solver_dispatch.hpp).
+std::string stability_advice(const lbm::Variant& variant, bool moment_collisions) {
+  const std::string collision = variant.collision.name();
+  std::vector<std::string> cures;
+  if (collision == "bgk") cures = {"trt"};
+  if (collision == "trt" && moment_collisions) cures = {"cm", "mrt"};
+  std::string named;
+  for (const std::string& cure : cures) {
+    if (lbm::collision_defined_for(cure, variant.lattice.name())) named += (named.empty() ? "" : " or ") + cure;
+  }
+  if (named.empty()) return "lower --re or the velocity, or raise the resolution";
+  return "lower --re or the velocity, raise the resolution, or try --collision " + named;
+}
+
 /// Where the divergence check found a bad value, as every rank learns it.
 struct Divergence {
   bool found = false;
@@ -670,8 +686,9 @@ class CaseRun {
                   "%g) (accepted: 0 <= rho <= %g, |u_a| <= %g)",
                   static_cast<long long>(m_solver->steps()), d.x, d.y, d.z, d.rho, d.u[0], d.u[1], d.u[2],
                   max_sane_density, max_sane_velocity);
-    std::string message = "karman " + m_def.name + ": " + text +
-                          "; lower --re or the velocity, raise the resolution, or try --collision trt";
+    std::string message = "karman " + m_def.name + ": " + text + "; " +
+                          stability_advice(m_options.variant, m_solver->owned_box().is_slab() && !m_setup.force_field &&
+                                                                  m_setup.immersed_body.empty());
     if (m_last_checkpoint_step >= 0) {
       message += "; the last good checkpoint (step " + std::to_string(m_last_checkpoint_step) + ") is kept";
     }

@@ -258,7 +258,12 @@ with tempfile.TemporaryDirectory() as tmp:
     # An FP16C run that blows up by itself (tau 0.5048) saturates to finite densities in range; its
     # velocity, tens of lattice units, gives it away.
     run(["cavity", "--n", "32", "--re", "2000", "--steps", "400", "--precision", "fp16c", "--output",
-         os.path.join(tmp, "unstable_fp16c"), "--quiet"], expect=3, must_contain=["diverged by step 340"])
+         os.path.join(tmp, "unstable_fp16c"), "--quiet"], expect=3,
+        must_contain=["diverged by step 340", "try --collision trt"])
+    # The advice names a collision the run does not use already: TRT diverges too, CM and MRT do not.
+    run(["cavity", "--n", "32", "--re", "2000", "--steps", "1000", "--collision", "trt", "--output",
+         os.path.join(tmp, "unstable_trt"), "--quiet"], expect=3,
+        must_contain=["diverged by step 680", "or try --collision cm or mrt"])
     if MPIEXEC:
         run(["cavity", "--dim", "3", "--n", "12", "--steps", "40", "--check-every", "10", "--inject-nan", "10",
              "--output", os.path.join(tmp, "nan3"), "--quiet"], 3, expect=3,
