@@ -269,6 +269,7 @@ void add_case_commands(CLI::App& app, const comm::Ranks& ranks, int& exit_code) 
         // About 40 samples per L / U0: the dissipation peak spans a few units of time.
         def.observe_every = std::max(1L, std::lround(t_c / 40.0));
         const auto history = std::make_shared<EnergyHistory>();
+        def.history = {{"time", &history->time}, {"energy", &history->energy}};
         const double norm = double(p->n) * p->n * p->n * p->velocity * p->velocity;
         def.observe = [history, t_c, norm, &ranks](lbm::FlowSolver& solver) {
           const double e = ranks.sum(lbm::kinetic_energy(solver.moments()));

@@ -23,6 +23,7 @@
 
 #include <KokkosBlas1_nrm2.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -202,6 +203,31 @@ std::string earlier_run_files_text(const std::filesystem::path& directory) {
   return text;
 }
 
+/// The steady-state residual for progress and final lines: "n/a" until a second check has
+/// compared the velocity with an earlier one (short runs may end before).
+std::string residual_text(double residual) {
+  if (!std::isfinite(residual)) return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3e", residual);
+  return text;
+}
+
+/// What a diverged run can change: the flow and resolution always, and a collision more robust
+/// than its own where the lattice defines one and the run could use it (`moment_collisions`:
+/// MRT and CM run on slabs without a per-voxel force field, lbm/solver_dispatch.hpp).
+std::string stability_advice(const lbm::Variant& variant, bool moment_collisions) {
+  const std::string collision = variant.collision.name();
+  std::vector<std::string> cures;
+  if (collision == "bgk") cures = {"trt"};
+  if (collision == "trt" && moment_collisions) cures = {"cm", "mrt"};
+  std::string named;
+  for (const std::string& cure : cures) {
+    if (lbm::collision_defined_for(cure, variant.lattice.name())) named += (named.empty() ? "" : " or ") + cure;
+  }
+  if (named.empty()) return "lower --re or the velocity, or raise the resolution";
+  return "lower --re or the velocity, raise the resolution, or try --collision " + named;
+}
+
 /// Where the divergence check found a bad value, as every rank learns it.
 struct Divergence {
   bool found = false;
@@ -213,12 +239,22 @@ struct Divergence {
 /// BGK the bounce-back wall moves with tau); tau <= 1/2 the cases refuse themselves.
 constexpr double max_tau = 100.0;
 
-/// Densities outside [0, this] count as diverged; walls hold 0, fluid stays near 1 at Mach < 0.3.
-constexpr double max_sane_density = 10.0;
+/// Densities outside [0, this] count as diverged. Walls hold 0; fluid stays within a few per cent
+/// of 1 at Mach < 0.3 and within max_delta_rho of it under a pressure drive. The bound must be
+/// tight because FP16C has no NaN or infinity: a NaN or an overflow saturates the stored
+/// deviation f_i - w_i at about +-2, so a voxel that pulls one such population reads a density
+/// near 3 (or -1), not a NaN.
+constexpr double max_sane_density = 2.0;
 
-/// Collective: the first owned voxel (in global order) whose density or velocity is not finite
-/// or whose density lies outside [0, max_sane_density]. One reduction kernel over the moments
-/// the check has computed anyway.
+/// Velocity components beyond this, the lattice speed, count as diverged: non-negative
+/// populations give |u_a| = |sum c_ia f_i| / sum f_i <= 1, and saturated FP16C deviations of both
+/// signs can cancel in the density but not in the momentum.
+constexpr double max_sane_velocity = 1.0;
+
+/// Collective: the first owned voxel (in global order) whose density or velocity is not finite,
+/// whose density lies outside [0, max_sane_density] or whose velocity exceeds max_sane_velocity
+/// along an axis: in every precision, the 16-bit ones included. One reduction kernel over the
+/// moments the check has computed anyway.
 Divergence find_divergence(const comm::Ranks& ranks, const lbm::MomentFields& m, const lbm::OwnedBox& box) {
   const auto rho = m.rho;
   const auto u = m.u;
@@ -227,9 +263,9 @@ Divergence find_divergence(const comm::Ranks& ranks, const lbm::MomentFields& m,
       "karman::find_divergence", Kokkos::RangePolicy<>(0, rho.extent(0)),
       KOKKOS_LAMBDA(const long long i, long long& found) {
         const double r = rho(i);
-        // x - x is 0 for every finite x and NaN for NaN and infinities.
-        const bool bad = !(r >= 0 && r <= max_sane_density) || !(u(i, 0) - u(i, 0) == 0) || !(u(i, 1) - u(i, 1) == 0) ||
-                         !(u(i, 2) - u(i, 2) == 0);
+        // Comparisons with NaN are false, so NaN fails each range test.
+        bool bad = !(r >= 0 && r <= max_sane_density);
+        for (int a = 0; a < 3; ++a) bad = bad || !(u(i, a) >= -max_sane_velocity && u(i, a) <= max_sane_velocity);
         if (bad && i < found) found = i;
       },
       Kokkos::Min<long long>(first));
@@ -505,6 +541,7 @@ class CaseRun {
     if (!m_candidates.empty()) {
       const CheckpointManifest loaded = load_checkpoint(m_ranks, m_candidates, *m_solver);
       m_restarted_from = {{"checkpoint", loaded.directory.string()}, {"step", loaded.step}};
+      restore_history(loaded.history());
       if (m_ranks.root()) {
         std::printf("karman %s: restarting from %s (step %lld)\n", m_def.name.c_str(), loaded.directory.c_str(),
                     loaded.step);
@@ -549,9 +586,11 @@ class CaseRun {
     }
     if (!m_options.restart.empty()) {
       m_candidates = restart_candidates(m_options.restart, m_dir);
-      if (m_candidates.front().step >= m_target) {
+      // A checkpoint of the last step is that of a run killed before its outputs: the restart
+      // steps no more and writes them.
+      if (m_candidates.front().step > m_target) {
         throw Error("karman " + name + ": the checkpoint is at step " + std::to_string(m_candidates.front().step) +
-                    " already; give --steps (or --max-steps) beyond it");
+                    " already; give --steps (or --max-steps) of at least that many");
       }
       describe_geometry();
       m_restart_notes = compare_configurations(m_candidates.front().configuration(), m_configuration, m_options.force);
@@ -602,7 +641,7 @@ class CaseRun {
   void write_checkpoint_now() {
     describe_geometry();
     const auto t0 = clock::now();
-    m_checkpoint_bytes = write_checkpoint(m_ranks, m_dir, *m_solver, m_configuration);
+    m_checkpoint_bytes = write_checkpoint(m_ranks, m_dir, *m_solver, m_configuration, history_json());
     const double seconds = seconds_since(t0);
     m_checkpoint_seconds += seconds;
     ++m_checkpoints_written;
@@ -615,17 +654,41 @@ class CaseRun {
     }
   }
 
+  /// What the run has recorded so far, as a checkpoint stores it: the case's series and the
+  /// residual of the last check (null while none was finite).
+  nlohmann::json history_json() const {
+    nlohmann::json series = nlohmann::json::object();
+    for (const auto& [name, values] : m_def.history) series[name] = *values;
+    return {{"series", series},
+            {"residual", std::isfinite(m_residual) ? nlohmann::json(m_residual) : nlohmann::json(nullptr)},
+            {"steady", m_steady}};
+  }
+
+  /// The history a restart's checkpoint stored; throws karman::Error when a series the case
+  /// records is missing (a checkpoint of another case's build).
+  void restore_history(const nlohmann::json& history) {
+    const nlohmann::json& series = history.at("series");
+    for (const auto& [name, values] : m_def.history) {
+      if (!series.contains(name)) throw Error("--restart: the checkpoint holds no '" + name + "' history");
+      *values = series.at(name).get<std::vector<double>>();
+    }
+    const nlohmann::json& residual = history.at("residual");
+    m_residual = residual.is_null() ? std::numeric_limits<double>::infinity() : residual.get<double>();
+    m_steady = history.at("steady").get<bool>();
+  }
+
   /// Reports a diverged state on rank 0; the run's exit code.
   int diverged(const Divergence& d) const {
     if (!m_ranks.root()) return exit_diverged;
     char text[512];
     std::snprintf(text, sizeof text,
                   "the solution diverged by step %lld: voxel (x, y, z) = (%d, %d, %d) has rho = %g, u = (%g, %g, "
-                  "%g) (accepted: finite, 0 <= rho <= %g)",
+                  "%g) (accepted: 0 <= rho <= %g, |u_a| <= %g)",
                   static_cast<long long>(m_solver->steps()), d.x, d.y, d.z, d.rho, d.u[0], d.u[1], d.u[2],
-                  max_sane_density);
-    std::string message = "karman " + m_def.name + ": " + text +
-                          "; lower --re or the velocity, raise the resolution, or try --collision trt";
+                  max_sane_density, max_sane_velocity);
+    std::string message = "karman " + m_def.name + ": " + text + "; " +
+                          stability_advice(m_options.variant, m_solver->owned_box().is_slab() && !m_setup.force_field &&
+                                                                  m_setup.immersed_body.empty());
     if (m_last_checkpoint_step >= 0) {
       message += "; the last good checkpoint (step " + std::to_string(m_last_checkpoint_step) + ") is kept";
     }
@@ -645,6 +708,18 @@ class CaseRun {
     return m_ranks.size() > 1 ? m_ranks.bitwise_or(local) : local;
   }
 
+  /// The progress line's end: "done" on the last step, else the time left: from the step count,
+  /// or for a steady-state run from `tolerance_step`, where the residual's decay reaches the
+  /// tolerance (0: unknown, it has not decayed yet), never from the --max-steps bound, which such
+  /// runs seldom reach.
+  std::string eta_text(long step, double seconds_per_step, double tolerance_step) const {
+    if (step == m_target || m_steady) return "done";
+    if (m_options.steps > 0) return "ETA " + format_duration(seconds_per_step * double(m_target - step));
+    if (!(tolerance_step > 0)) return "ETA unknown";
+    const double remaining = std::clamp(tolerance_step - double(step), 0.0, double(m_target - step));
+    return "ETA ~" + format_duration(seconds_per_step * remaining);
+  }
+
   static long next_multiple(long step, long every) { return (step / every + 1) * every; }
 
   /// The time steps until the target or a steady state; 0, or the exit code that ends the run
@@ -652,8 +727,9 @@ class CaseRun {
   int loop() {
     const lbm::OwnedBox box = m_solver->owned_box();
     const double global_voxels = double(m_setup.global.size());
-    // After a restart on a check step the monitor's snapshot is the one the interrupted run held.
-    if (!m_candidates.empty() && m_options.until_steady > 0 && m_first_step % m_check_every == 0) {
+    // After a restart on a check step the monitor's snapshot is the one the interrupted run held,
+    // so the residuals of later checks are the interrupted run's too.
+    if (!m_candidates.empty() && m_first_step % m_check_every == 0) {
       (void)m_monitor.update(flatten(m_solver->moments()));
     }
     auto last_progress = clock::now();
@@ -662,7 +738,7 @@ class CaseRun {
     const long poll_every = m_ranks.size() > 1 ? 4 : 1;
     unsigned pending = 0;
     long last_check_step = m_first_step;
-    double steps_to_tolerance = 0;  // from the residual's decay; 0 while unknown
+    double tolerance_step = 0;  // from the residual's decay; 0 while unknown
     if (m_options.output_every > 0 && m_candidates.empty()) write_fields(m_solver->moments());
     if (!m_candidates.empty()) {
       m_ranks.run([&] {
@@ -729,7 +805,9 @@ class CaseRun {
           // say how many steps remain to the tolerance (the ETA of the progress line).
           if (std::isfinite(before) && m_residual < before && m_residual > 0) {
             const double rate = std::log(before / m_residual) / double(step - last_check_step);
-            steps_to_tolerance = std::log(m_residual / m_options.until_steady) / rate;
+            tolerance_step = double(step) + std::log(m_residual / m_options.until_steady) / rate;
+          } else {
+            tolerance_step = 0;  // not decaying: no estimate
           }
           last_check_step = step;
         }
@@ -755,12 +833,9 @@ class CaseRun {
       if (m_ranks.root() && !m_options.quiet && (seconds_since(last_progress) > 2.0 || m_steady || step == m_target)) {
         last_progress = clock::now();
         const double mlups = global_voxels * double(step - m_first_step) / m_compute_seconds / 1e6;
-        const bool estimated = m_options.until_steady > 0 && steps_to_tolerance > 0;
-        const double remaining =
-            estimated ? std::min(steps_to_tolerance, double(m_target - step)) : double(m_target - step);
-        const double eta = m_compute_seconds / double(step - m_first_step) * remaining;
-        std::printf("  step %8ld  %9.1f MLUPS  residual %.3e  %s %s\n", step, mlups, m_residual,
-                    m_options.steps > 0 ? "ETA" : (estimated ? "ETA ~" : "ETA <="), format_duration(eta).c_str());
+        const double seconds_per_step = m_compute_seconds / double(step - m_first_step);
+        std::printf("  step %8ld  %9.1f MLUPS  residual %s  %s\n", step, mlups, residual_text(m_residual).c_str(),
+                    eta_text(step, seconds_per_step, tolerance_step).c_str());
         std::fflush(stdout);
       }
     }
@@ -793,9 +868,9 @@ class CaseRun {
     if (m_ranks.root()) {
       if (m_def.finish) m_def.finish(global, m_dir, summary);
       io::write_json(m_dir / "summary.json", summary);
-      std::printf("karman %s: %lld steps in %.2f s, %.1f MLUPS, residual %.3e, mass %.12g%s\n", m_def.name.c_str(),
-                  static_cast<long long>(m_solver->steps()), m_run_seconds, mlups, m_residual, mass,
-                  m_steady ? " (steady)" : "");
+      std::printf("karman %s: %lld steps in %.2f s, %.1f MLUPS, residual %s, mass %.12g%s\n", m_def.name.c_str(),
+                  static_cast<long long>(m_solver->steps()), m_run_seconds, mlups, residual_text(m_residual).c_str(),
+                  mass, m_steady ? " (steady)" : "");
       std::printf("  output in %s: %ssummary.json\n", std::filesystem::absolute(m_dir).c_str(),
                   m_options.no_fields ? "" : "fields.xdmf (open in ParaView), fields_*.h5, ");
     }

@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,10 @@ struct CaseDefinition {
   long observe_every = 0;
   /// Called on every rank after each observe_every-th step, e.g. to record the force on a body.
   std::function<void(lbm::FlowSolver& solver)> observe;
+  /// The series observe() records, by name, pointing into the case's own history (which its
+  /// observe and finish keep alive): a checkpoint stores them and a restart reads them back, so
+  /// that a restarted run's outputs derive from the whole run's samples.
+  std::map<std::string, std::vector<double>*> history;
   /// Case outputs from the final fields, on rank 0; adds its figures to `summary`.
   std::function<void(const GlobalFields&, const std::filesystem::path& dir, nlohmann::json& summary)> finish;
 };

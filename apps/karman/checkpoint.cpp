@@ -18,7 +18,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* manifest_format = "karman-checkpoint-3";
+/// 4: the manifest holds the run's history; a restart from an older one would lose it.
+constexpr const char* manifest_format = "karman-checkpoint-4";
 
 fs::path checkpoints_root(const fs::path& output) { return output / "checkpoints"; }
 
@@ -54,6 +55,7 @@ CheckpointManifest read_manifest(const fs::path& directory) {
     if (m.document.at("format").get<std::string>() != manifest_format) throw Error("format");
     m.step = m.document.at("step").get<long long>();
     (void)m.configuration();
+    (void)m.history();
     if (!m.document.at("files").is_array() || m.document.at("files").empty()) throw Error("files");
     for (const auto& entry : m.document.at("files")) {
       (void)entry.at("file").get<std::string>();
@@ -136,8 +138,8 @@ long long copy_overlap(const GridBox& from, const std::byte* in, const GridBox& 
 
 /// The body of write_checkpoint: every rank's file, then rank 0's manifest and pruning.
 void write_rank_files_and_manifest(const comm::Ranks& ranks, const fs::path& output, lbm::FlowSolver& solver,
-                                   const nlohmann::json& configuration, int keep, const fs::path& directory,
-                                   io::CheckpointBox& file) {
+                                   const nlohmann::json& configuration, const nlohmann::json& history, int keep,
+                                   const fs::path& directory, io::CheckpointBox& file) {
   const lbm::OwnedBox box = solver.owned_box();
   const long long step = solver.steps();
   ranks.run([&] {
@@ -180,7 +182,8 @@ void write_rank_files_and_manifest(const comm::Ranks& ranks, const fs::path& out
                                       "post-collision"},
                                      {"flags", "one 32-bit word per voxel, solvers/include/karman/lbm/cell_flags.hpp"},
                                      {"files", files},
-                                     {"configuration", configuration}};
+                                     {"configuration", configuration},
+                                     {"history", history}};
     io::sync_directory(directory);
     io::write_file_atomically(directory / "manifest.json", manifest.dump(2) + "\n");
     io::sync_directory(directory);
@@ -221,7 +224,7 @@ void check_flags(const std::string& where, const std::vector<lbm::flag_t>& store
 }  // namespace
 
 double write_checkpoint(const comm::Ranks& ranks, const fs::path& output, lbm::FlowSolver& solver,
-                        const nlohmann::json& configuration, int keep) {
+                        const nlohmann::json& configuration, const nlohmann::json& history, int keep) {
   const long long step = solver.steps();
   const fs::path directory = step_directory(output, step);
   ranks.run([&] {
@@ -239,7 +242,7 @@ double write_checkpoint(const comm::Ranks& ranks, const fs::path& output, lbm::F
   });
   io::CheckpointBox file;
   try {
-    write_rank_files_and_manifest(ranks, output, solver, configuration, keep, directory, file);
+    write_rank_files_and_manifest(ranks, output, solver, configuration, history, keep, directory, file);
   } catch (const Error&) {
     // Every rank failed together (a full disk on one of them): the incomplete checkpoint goes,
     // the earlier ones stay.

@@ -26,14 +26,16 @@ struct CheckpointManifest {
   nlohmann::json document;          ///< manifest.json as read
   /// The configuration of the run that wrote it (case, parameters, variant, extents, run options).
   const nlohmann::json& configuration() const { return document.at("configuration"); }
+  /// What the run had recorded up to the checkpoint's step (its outputs derive from it).
+  const nlohmann::json& history() const { return document.at("history"); }
 };
 
-/// Collective: writes `solver`'s state (populations_complete() must hold) as the checkpoint of
-/// its current step, then keeps the `keep` newest complete checkpoints of `output` and removes
-/// the others and incomplete ones. On any rank's failure every rank throws one karman::Error and
-/// the earlier checkpoints stay. Returns the bytes of the rank files, summed over ranks.
+/// Collective: writes `solver`'s state (populations_complete() must hold) and rank 0's `history`
+/// of the run (exactly: JSON numbers round-trip doubles) as the checkpoint of its current step, then keeps the `keep`
+/// newest complete checkpoints of `output` and removes the others and incomplete ones. On any rank's failure every rank
+/// throws one karman::Error and the earlier checkpoints stay. Returns the bytes of the rank files, summed over ranks.
 double write_checkpoint(const comm::Ranks& ranks, const std::filesystem::path& output, lbm::FlowSolver& solver,
-                        const nlohmann::json& configuration, int keep = 2);
+                        const nlohmann::json& configuration, const nlohmann::json& history, int keep = 2);
 
 /// Checkpoints for `--restart WHAT`: a checkpoint directory or its manifest.json (one candidate),
 /// or "latest": every complete checkpoint under `output`, newest first. Reads manifests only;

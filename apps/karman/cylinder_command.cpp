@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -33,6 +34,10 @@ using lbm::cases::CylinderParams;
 /// The force history: one row per sample.
 struct ForceHistory {
   std::vector<double> step, time, drag, lift;
+  /// The columns by name, for the case's checkpointed history (CaseDefinition::history).
+  std::map<std::string, std::vector<double>*> columns() {
+    return {{"step", &step}, {"time", &time}, {"drag", &drag}, {"lift", &lift}};
+  }
 };
 
 /// The option name of the cylinder's surface treatment.
@@ -387,6 +392,7 @@ int run_oscillating(const comm::Ranks& ranks, RunOptions& opts, const lbm::cases
                     {"ib_iterations", p.immersed.forcing_iterations},
                     {"ib_retraction", p.immersed.retraction}};
   const auto history = std::make_shared<ForceHistory>();
+  def.history = history->columns();
   def.observe_every = std::max(1L, std::lround(l.period / 200.0));
   def.observe = [history, &ranks](lbm::FlowSolver& solver) {
     const auto f = solver.body_force();
@@ -562,6 +568,7 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
       def.parameters["ib_retraction"] = p->immersed.retraction;
     }
     const auto history = std::make_shared<ForceHistory>();
+    def.history = history->columns();
     def.observe_every = std::max(1L, std::lround(sample_time / l.dt));
     // c = 2 F / (rho U_mean^2 D H): in 3D the force on the whole span H (Schäfer & Turek §2.2);
     // in 2D per unit length, H = 1.

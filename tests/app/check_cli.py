@@ -41,7 +41,9 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # Every case runs and writes what it promises.
     cav = os.path.join(tmp, "cav")
-    run(["cavity", "--n", "16", "--re", "10", "--steps", "50", "--output-every", "25", "--output", cav])
+    # Its only residual check is at step 50: no residual yet (n/a, not inf); the last line says done.
+    run(["cavity", "--n", "16", "--re", "10", "--steps", "50", "--output-every", "25", "--output", cav],
+        must_contain=["residual n/a  done", "residual n/a, mass"])
     expected = {"summary.json", "fields.xdmf", "centerline_u.csv", "centerline_v.csv", "vortex.json",
                 "fields_000000.h5", "fields_000025.h5", "fields_000050.h5"}
     present = set(os.listdir(cav)) if os.path.isdir(cav) else set()
@@ -70,6 +72,12 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(tg3, "energy.csv")) as f:
         if f.readline().strip() != "t,kinetic_energy,dissipation_rate" or len(f.readlines()) < 10:
             failures.append("taylor-green --dim 3: energy.csv header or samples")
+    # A steady-state run's progress gives no --max-steps bound as its ETA ("ETA <= 7.5 h" for a run
+    # of seconds) and ends with done.
+    proc = run(["cavity", "--n", "16", "--re", "10", "--until-steady", "1e-4", "--output", os.path.join(tmp, "st")],
+               must_contain=["(steady)", "done"])
+    if "ETA <=" in proc.stdout:
+        failures.append("--until-steady progress shows the --max-steps bound as ETA")
     nf = os.path.join(tmp, "nofields")
     run(["cavity", "--n", "8", "--steps", "5", "--no-fields", "--output", nf])
     if any(f.endswith(".h5") for f in os.listdir(nf)) or "summary.json" not in os.listdir(nf):
