@@ -38,6 +38,7 @@
 #include <karman/core/layout_traits.hpp>
 #include <karman/core/layouts.hpp>
 #include <karman/core/memory_block.hpp>
+#include <karman/core/morton.hpp>
 #include <karman/core/neighbour_step.hpp>
 #include <karman/core/neighbours.hpp>
 #include <karman/core/partition.hpp>
