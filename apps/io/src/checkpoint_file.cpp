@@ -160,8 +160,8 @@ void check_box(const CheckpointBox& box, const std::string& where) {
 }
 
 void write_hdf5(const std::filesystem::path& path, const CheckpointBox& box, const std::string& where) {
-  detail::Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                      where + ": cannot create it");
+  detail::FileHandle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5P_DEFAULT,
+                          where + ": cannot create it");
   const hid_t root = file.get();
   write_string(root, "format", format_name, where);
   write_attribute(root, "step", H5T_NATIVE_LLONG, &box.step, 1, where);

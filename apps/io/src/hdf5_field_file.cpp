@@ -2,6 +2,10 @@
 
 #include "hdf5_handle.hpp"
 
+#include <karman/comm/ranks.hpp>
+
+#include <system_error>
+
 namespace karman::detail {
 namespace {
 
@@ -18,8 +22,8 @@ void write(const FieldFile& file, const io::BoxGeometry& box, const std::vector<
            double time, const io::FieldSlab& slab, hid_t file_access, hid_t transfer) {
   const std::string where = "karman::io::FieldWriter: HDF5 file '" + file.path.string() + "'";
   silence_hdf5_errors();
-  Handle h5file(H5Fcreate(file.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, file_access), H5Fclose,
-                where + ": cannot create it");
+  FileHandle h5file(H5Fcreate(file.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, file_access), file_access,
+                    where + ": cannot create it");
   {
     // Enough for a reader of this file alone to place it in the global box.
     const hid_t root = h5file.get();
@@ -77,6 +81,17 @@ void write_shared_field_file(const FieldFile& file, const io::BoxGeometry& box, 
   Handle transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose, where + ": cannot create transfer properties");
   // Collective transfers let MPI-IO merge the ranks' slabs into large contiguous file accesses.
   check(H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE), where + ": cannot select collective transfers");
+  // From the file's creation to its close every call may be collective: a rank that fails there
+  // (a disk that fills during the write) ends every rank at once rather than leave the others
+  // waiting for it. The hidden temporary file goes first; the published steps stay intact.
+  const comm::Ranks ranks(comm);
+  const FailuresEndEveryRank end_every_rank([&](const std::string& failure) {
+    std::error_code ignored;
+    std::filesystem::remove(file.path, ignored);
+    ranks.abort_all(failure +
+                    " (the other ranks wait in collective MPI-IO calls, so every rank ends); the steps "
+                    "written before are intact");
+  });
   write(file, box, names, step, time, slab, access.get(), transfer.get());
 }
 #endif
