@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -495,7 +496,9 @@ int run_porous_on_ranks(const PorousOptions& o, const comm::Ranks& ranks) {
   summary["interstitial_velocity"] = darcy.interstitial_velocity;
   summary["permeability_lattice"] = darcy.permeability;
   summary["permeability"] = darcy.permeability * o.voxel_size * o.voxel_size;
-  summary["permeability_unit"] = "voxel_size^2 (--voxel-size " + std::to_string(o.voxel_size) + ")";
+  char voxel_size[32];
+  std::snprintf(voxel_size, sizeof voxel_size, "%.9g", o.voxel_size);
+  summary["permeability_unit"] = std::string("voxel_size^2 (--voxel-size ") + voxel_size + ")";
   // Reynolds number on the pore scale sqrt(k): Darcy's law holds for it well below 1.
   summary["reynolds_sqrt_k"] = std::fabs(darcy.superficial_velocity) * std::sqrt(std::fabs(darcy.permeability)) / nu;
   if (sample.kind == "simple-cubic") {
@@ -601,8 +604,21 @@ void add_porous_command(CLI::App& app, const comm::Ranks& ranks, int& exit_code)
   auto* encoding = cmd->add_option("--encoding", o->encoding, "Which voxels are solid")
                        ->check(CLI::IsMember({"nonzero_is_solid", "zero_is_solid"}))
                        ->capture_default_str();
-  cmd->add_option("--voxel-size", o->voxel_size, "Voxel edge in your length unit (permeability in its square)")
+  // Its square scales the permeability: outside this range the product overflows a double, or
+  // falls below its normal range, for permeabilities of a few voxels^2 to millions.
+  cmd->add_option("--voxel-size", o->voxel_size,
+                  "Voxel edge in your length unit, in [1e-100, 1e100] (permeability in its square)")
       ->check(positive_finite())
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            const double size = std::strtod(text.c_str(), nullptr);
+            return size >= 1e-100 && size <= 1e100
+                       ? std::string()
+                       : text +
+                             " out of range [1e-100, 1e100] (the permeability in your unit, the voxel size squared "
+                             "times the lattice's, must stay a finite, normal double)";
+          },
+          ""))
       ->capture_default_str();
   for (auto* pack_option : {porosity, seed, radius}) {
     pack_option->excludes(array);

@@ -73,6 +73,13 @@ SolverSetup porous_setup(std::shared_ptr<const geometry::VoxelImage> image, cons
   // All-solid samples and samples without a connected pore space along the flow are refused
   // here, before the solver allocates anything.
   geometry::require_fluid_path(*image, 0, periodic, where);
+  // Without a solid voxel or a wall nothing resists the flow: it accelerates without bound, and
+  // the permeability it would give is infinite.
+  if (periodic[1] && periodic[2] && image->porosity() >= 1.0) {
+    throw Error(std::string(where) +
+                ": the sample holds no solid voxel and its y and z sides are periodic, so nothing resists the flow "
+                "(its permeability is infinite); give a sample with solid, or --sides walls for a duct");
+  }
 
   SolverSetup s;
   s.variant = variant;

@@ -39,6 +39,9 @@ COMMAND_LINE = [
     ("lid velocity inf", CAV + ["--lid-velocity", "inf", "--steps", "10"], "inf is not a finite number"),
     ("n zero", ["cavity", "--n", "0", "--steps", "10"], "--n = 0 out of range"),
     ("n negative", ["cavity", "--n", "-8", "--steps", "10"], "--n = -8 out of range"),
+    # Issue 51: set-ups whose outputs mean nothing are refused with the reason.
+    ("cavity 2 x 2", ["cavity", "--n", "2", "--steps", "10"], "--n = 2 is below 8: fewer fluid voxels per side"),
+    ("cavity 3D 7^3", ["cavity", "--dim", "3", "--n", "7", "--steps", "10"], "--n = 7 is below 8"),
     ("n text", ["cavity", "--n", "big", "--steps", "10"], "--n"),
     ("memory estimate", ["cavity", "--n", "3000", "--dim", "3", "--steps", "10"], "needs about"),
     ("dim four", CAV + ["--dim", "4", "--steps", "10"], "--dim"),
@@ -69,6 +72,8 @@ COMMAND_LINE = [
     ("overwrite with restart", CAV + ["--steps", "10", "--overwrite", "--restart", "latest"], "contradict"),
     ("inject-nan odd with AA", CAV + ["--steps", "10", "--pattern", "aa", "--inject-nan", "3"], "even step"),
     ("channel height zero", ["channel", "--height", "0", "--steps", "10"], "--height"),
+    ("channel one voxel high", ["channel", "--height", "1", "--steps", "10"],
+     "--height = 1 is below 3: a Poiseuille profile needs 3 fluid voxels across"),
     ("channel drive unknown", ["channel", "--drive", "wind", "--steps", "10"], "wind"),
     ("channel velocity nan", ["channel", "--max-velocity", "nan", "--steps", "10"], "not a finite number"),
     ("taylor-green n too small", ["taylor-green", "--n", "2", "--steps", "10"], "--n = 2 out of range"),

@@ -61,7 +61,7 @@ with tempfile.TemporaryDirectory() as tmp:
         if s.get("warmup_steps") != 5 or not (s.get("mlups_after_warmup") or 0) > 0:
             failures.append(f"warmup_steps {s.get('warmup_steps')} != 5 or mlups_after_warmup "
                             f"{s.get('mlups_after_warmup')} not positive")
-    run(["cavity", "--dim", "3", "--n", "6", "--steps", "4", "--lattice", "d3q27", "--output", os.path.join(tmp, "c3")])
+    run(["cavity", "--dim", "3", "--n", "8", "--steps", "4", "--lattice", "d3q27", "--output", os.path.join(tmp, "c3")])
     run(["channel", "--height", "8", "--length", "6", "--steps", "20", "--output", os.path.join(tmp, "ch")])
     run(["taylor-green", "--n", "16", "--steps", "20", "--output", os.path.join(tmp, "tg")])
     tg3 = os.path.join(tmp, "tg3")

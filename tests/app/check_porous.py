@@ -166,6 +166,9 @@ with tempfile.TemporaryDirectory() as tmp:
     write_raw(allsolid, n, lambda x, y, z: True)
     blocked = os.path.join(tmp, "blocked.raw")
     write_raw(blocked, n, lambda x, y, z: x == 7)
+    # Issue 51: no solid and periodic sides: nothing resists the flow (an infinite permeability).
+    allfluid = os.path.join(tmp, "fluid.raw")
+    write_raw(allfluid, n, lambda x, y, z: False)
     bad = [
         (["--geometry", os.path.join(tmp, "absent.raw"), "--dims", "16,16,16"], "no such file"),
         (["--geometry", raw, "--dims", "16,16,20"], "the file holds 4096 bytes"),
@@ -173,6 +176,9 @@ with tempfile.TemporaryDirectory() as tmp:
         (["--geometry", raw, "--dims", "16,16"], "--dims"),
         (["--geometry", allsolid, "--dims", "16,16,16"], "all solid"),
         (["--geometry", blocked, "--dims", "16,16,16"], "no fluid path along x"),
+        (["--geometry", allfluid, "--dims", "16,16,16"], "nothing resists the flow"),
+        (["--geometry", allfluid, "--dims", "16,16,16", "--drive", "pressure"], "nothing resists the flow"),
+        (["--voxel-size", "1e200"], "--voxel-size: 1e200 out of range [1e-100, 1e100]"),
         (["--geometry", os.path.join(tmp, "absent.h5"), "--dataset", "/segmented"], "no such file"),
         (["--geometry", h5], "give --dataset NAME"),
         (["--porosity", "0"], "--porosity 0 out of range [0.01, 0.99]"),
