@@ -214,7 +214,7 @@ MemoryNeed memory_need(const lbm::SolverSetup& setup, bool no_fields) {
 /// The owned voxels' moments of `solver` on rank 0 as fields of the whole box (solid voxels 0,
 /// `solid` 1 there), gathered from every rank; empty vectors on the other ranks.
 BoxFields gather_to_box(lbm::SparseFlowSolver& solver, const geometry::VoxelImage& image, const comm::Ranks& ranks) {
-  const auto m = solver.moments();
+  const auto m = solver.block_moments();
   const auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.rho);
   const auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.u);
   const Extents& e = image.extents;
@@ -405,7 +405,7 @@ int run_porous_on_ranks(const PorousOptions& o, const comm::Ranks& ranks) {
     solver->advance(int(n));
     Kokkos::fence();
     compute_seconds += seconds_since(t0);
-    const double now = ranks.sum(lbm::cases::velocity_sum(solver->moments()));
+    const double now = ranks.sum(lbm::cases::velocity_sum(solver->block_moments()));
     if (!std::isfinite(now)) {
       if (root)
         std::fprintf(stderr,
@@ -436,7 +436,7 @@ int run_porous_on_ranks(const PorousOptions& o, const comm::Ranks& ranks) {
   if (pressure) {
     // Each rank's owned share of the plane means (other ranks' voxels count 0); the means and the
     // gradient are linear in the densities, so their sums over the ranks are the box's.
-    const auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), solver->moments().rho);
+    const auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), solver->block_moments().rho);
     const lbm::cases::PressureGradient share = lbm::cases::measure_pressure_gradient(image, [&](int x, int y, int z) {
       const index_t v = solver->voxel_index(x, y, z);
       return v == absent_voxel ? 0.0 : rho(v);

@@ -31,7 +31,7 @@ class SparseDecompositionInvariance : public test::MpiSolverTest {};
 
 /// The owned voxels of `solver` as (global voxel index, rho, ux, uy, uz) records.
 std::vector<double> owned_records(SparseFlowSolver& solver, const Extents& box) {
-  const MomentFields m = solver.moments();
+  const MomentFields m = solver.block_moments();
   const auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.rho);
   const auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.u);
   std::vector<double> out;

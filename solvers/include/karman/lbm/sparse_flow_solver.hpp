@@ -7,9 +7,7 @@
 #include <karman/core/block_sparse_grid.hpp>
 #include <karman/lbm/flow_solver.hpp>
 
-#include <cstddef>
 #include <cstdint>
-#include <string>
 
 namespace karman::lbm {
 
@@ -19,21 +17,19 @@ template <int Dim>
 inline constexpr int sparse_block_edge = Dim == 3 ? 4 : 8;
 
 /// A solver of one compiled variant on a block-sparse grid: one rank's block planes, or all.
-class SparseFlowSolver {
+/// Its FlowSolver face is the dense solvers': moments, populations and flags in the order of
+/// owned_box() (the rank's block planes as voxel planes, cut at the box's side), zeros where no
+/// block is stored, so that a run loop, its output and its checkpoints serve every grid.
+class SparseFlowSolver : public FlowSolver {
  public:
-  virtual ~SparseFlowSolver() = default;
-  /// Advances n time steps.
-  virtual void advance(int n) = 0;
-  /// Time steps done since initialisation.
-  virtual std::int64_t steps() const = 0;
-  /// Density and velocity after the last step of every owned voxel, by the grid's voxel index
+  /// Density and velocity after the last step of every stored voxel, by the grid's voxel index
   /// (voxel_index()); 0 in walls, in the inactive voxels of partly filled blocks and in halo
   /// blocks. Collective when ranks share the grid (the halos are exchanged first).
-  virtual MomentFields moments() = 0;
+  virtual MomentFields block_moments() = 0;
   /// Voxel index of the owned voxel (x, y, z) of the box, or absent_voxel where its block is
   /// not stored or another rank owns it.
   virtual index_t voxel_index(int x, int y, int z) const = 0;
-  /// Voxels of the stored blocks, inactive and halo ones included: the length of moments().
+  /// Voxels of the stored blocks, inactive and halo ones included: the length of block_moments().
   virtual index_t voxel_count() const = 0;
   /// Voxels updated each step on this rank: the owned ones that are not solid.
   virtual index_t fluid_voxels() const = 0;
@@ -44,18 +40,6 @@ class SparseFlowSolver {
   virtual std::int64_t boundary_block_count() const = 0;
   /// How boundary blocks are told apart.
   virtual BlockGrouping grouping() const = 0;
-  /// Bytes of population storage (two lattices for AB, one for AA).
-  virtual std::size_t population_bytes() const = 0;
-  /// Bytes moved per fluid voxel update by the non-boundary kernel: populations read and written.
-  virtual std::size_t bytes_per_update() const = 0;
-  /// Number of populations Q.
-  virtual int populations() const = 0;
-  /// Human-readable variant, e.g. "d3q19/float/csoa/bgk/ab/sparse-memory".
-  virtual std::string description() const = 0;
-  /// True when halo blocks move between ranks (a run with several ranks under MPI).
-  virtual bool uses_mpi() const = 0;
-  /// This rank's exchange counters so far (zeros on one rank).
-  virtual RankCommStats comm_stats() const = 0;
 };
 
 }  // namespace karman::lbm

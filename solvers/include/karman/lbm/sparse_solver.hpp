@@ -29,7 +29,9 @@
 #include <karman/comm/slab_decomposition.hpp>
 #endif
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,6 +81,67 @@ struct InnerLayerCopy {
   }
 };
 
+/// Position in the rank's owned box (x fastest; OwnedBox) of stored voxel v of a block-sparse
+/// grid, or -1 for the voxels of partly filled blocks past the box's side. The owned box is the
+/// rank's block planes as voxel planes along the slab axis, whole along the others.
+template <class GridView>
+struct OwnedBoxPosition {
+  GridView grid;
+  Extents box;          ///< the owned box's extents
+  int axis = 0;         ///< the slab axis
+  int first_plane = 0;  ///< the owned box's first voxel plane along it
+
+  KOKKOS_INLINE_FUNCTION index_t operator()(index_t v) const {
+    int c[3];
+    for (int a = 0; a < 3; ++a) c[a] = grid.coordinate(v, a);
+    c[axis] -= first_plane;
+    if (c[0] >= box.nx || c[1] >= box.ny || c[2] >= box.nz || c[axis] < 0) return -1;
+    return box.index(c[0], c[1], c[2]);
+  }
+};
+
+/// Copies the block moments of the owned stored voxels into owned-box order.
+template <class Position>
+struct PlaceMoments {
+  Position at;
+  Kokkos::View<const double*> rho;
+  Kokkos::View<const double**, Kokkos::LayoutLeft> u;
+  Kokkos::View<double*> box_rho;
+  Kokkos::View<double**, Kokkos::LayoutLeft> box_u;
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+    const index_t k = at(v);
+    if (k < 0) return;
+    box_rho(k) = rho(v);
+    for (int d = 0; d < 3; ++d) box_u(k, d) = u(v, d);
+  }
+};
+
+/// Copies the populations of the owned stored voxels into owned-box order (`load` false) or
+/// back (true), each population in lattice order: AA keeps population i in slot opposite(i)
+/// after an even step, as the dense solver (SolverCore::save_populations).
+template <class L, class Position, class FieldType, class Packed>
+struct BoxPopulations {
+  Position at;
+  FieldType f;
+  Packed packed;
+  bool opposite_slots = false;
+  bool load = false;
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+    const index_t k = at(v);
+    if (k < 0) return;
+    for (int i = 0; i < L::Q; ++i) {
+      const int slot = opposite_slots ? L::opposite(i) : i;
+      if (load) {
+        f(v, slot) = packed(k, i);
+      } else {
+        packed(k, i) = f(v, slot);
+      }
+    }
+  }
+};
+
 /// Everything of a block-sparse solver that does not depend on its collision, pattern or
 /// force (runtime values here), instantiated once per (lattice, precision, layout) for every
 /// variant a unit compiles (as SolverCore for the dense box). SparseSolver derives from it and
@@ -111,7 +174,7 @@ class SparseSolverCore : public SparseFlowSolver {
 
   std::int64_t steps() const override { return m_steps; }
 
-  MomentFields moments() override {
+  MomentFields block_moments() override {
     MomentFields out{Kokkos::View<double*>("karman::rho", m_grid.voxel_count()),
                      Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", m_grid.voxel_count(), 3)};
     const StepKind k = next_step();
@@ -128,6 +191,100 @@ class SparseSolverCore : public SparseFlowSolver {
       compute_moments<StepKind::aa_even>(out);
     }
     return out;
+  }
+
+  MomentFields moments() override {
+    const MomentFields block = block_moments();
+    const OwnedBox box = owned_box();
+    MomentFields out{Kokkos::View<double*>("karman::rho", box.size()),
+                     Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", box.size(), 3)};
+    const execution_space space;
+    for_each("karman::sparse_moments_to_box", owned_voxels(), space,
+             PlaceMoments<OwnedBoxPosition<typename grid_type::view_type>>{owned_box_position(), block.rho, block.u,
+                                                                           out.rho, out.u});
+    compat::fence(space, "karman::sparse_moments_to_box_done");
+    return out;
+  }
+
+  double local_mass() override { return total_density(block_moments()); }
+  /// No body: the cases of this grid (porous media) have walls of voxels only.
+  std::array<double, 3> body_force() override { return {0, 0, 0}; }
+  std::size_t wall_links() const override { return 0; }
+  std::size_t immersed_markers() const override { return 0; }
+
+  /// The rank's block planes as voxel planes along the slab axis (z in 3D, y in 2D), cut at
+  /// the box's side, the whole box along the others.
+  OwnedBox owned_box() const override {
+    constexpr int axis = grid_type::slab_axis, B = sparse_block_edge<L::D>;
+    const Extents& global = m_grid.extents();
+    OwnedBox box;
+    box.global = global;
+    box.begin[axis] = m_owned_planes.begin * B;
+    const int end = std::min((m_owned_planes.begin + m_owned_planes.count) * B, global.extent(axis));
+    box.extents = global;
+    (axis == 2 ? box.extents.nz : box.extents.ny) = end - box.begin[axis];
+    box.grid[axis] = m_ranks;
+    box.local_voxels = m_grid.voxel_count();
+    return box;
+  }
+
+  int population_size() const override { return int(sizeof(storage_type)); }
+  bool populations_complete() const override { return m_pattern == Pattern::ab || m_steps % 2 == 0; }
+
+  /// SolverCore::save_populations' bytes for every stored owned voxel; zeros where no block is
+  /// stored (solid blocks, which no step reads).
+  void save_populations(std::byte* out) const override {
+    if (!populations_complete()) {
+      throw Error("karman::lbm::SparseSolver::save_populations: AA step count " + std::to_string(m_steps) +
+                  " is odd; populations are complete in the owned voxels after an even number of steps");
+    }
+    const index_t voxels = owned_box().size();
+    Kokkos::View<storage_type**, Kokkos::LayoutRight, MemorySpace> packed("karman::saved_populations", voxels, L::Q);
+    copy_populations(packed, false);
+    Kokkos::deep_copy(
+        Kokkos::View<storage_type**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            reinterpret_cast<storage_type*>(out), voxels, L::Q),
+        packed);
+  }
+
+  /// Takes save_populations' bytes back into the stored owned voxels (the rest is not stored).
+  void load_populations(const std::byte* in, std::int64_t steps) override {
+    if (m_pattern == Pattern::aa && steps % 2 != 0) {
+      throw Error("karman::lbm::SparseSolver::load_populations: AA step count " + std::to_string(steps) +
+                  " is odd; accepted: even counts");
+    }
+    const index_t voxels = owned_box().size();
+    Kokkos::View<storage_type**, Kokkos::LayoutRight, MemorySpace> packed("karman::loaded_populations", voxels, L::Q);
+    Kokkos::deep_copy(packed, Kokkos::View<const storage_type**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                           Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                  reinterpret_cast<const storage_type*>(in), voxels, L::Q));
+    copy_populations(packed, true);
+    m_steps = steps;
+  }
+
+  /// The flag words of the stored owned voxels; where no block is stored, a wall of id 0 (as the
+  /// grid marks the inactive voxels of its blocks).
+  void save_flags(flag_t* out) const override {
+    const OwnedBox box = owned_box();
+    std::fill(out, out + box.size(), outside_flag);
+    const auto words = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_flags);
+    constexpr int axis = grid_type::slab_axis;
+    const BlockRange owned = m_grid.owned_blocks();
+    for (block_index_t b = owned.begin; b < owned.end; ++b) {
+      const std::array<int, 3> origin = m_grid.origin(b);
+      for (int l = 0; l < grid_type::block_voxels; ++l) {
+        int c[3];
+        for (int a = 0; a < 3; ++a) c[a] = origin[a] + grid_type::shape_type::local_coordinate(l, a);
+        c[axis] -= box.begin[axis];
+        if (c[0] >= box.extents.nx || c[1] >= box.extents.ny || c[2] >= box.extents.nz) continue;
+        out[box.extents.index(c[0], c[1], c[2])] = words(grid_type::view_type::voxel_of(b, l));
+      }
+    }
+  }
+
+  bool gpu_aware() const override { return m_exchanger && m_exchanger->gpu_aware(); }
+  void reset_comm_stats() override {
+    if (m_exchanger) m_exchanger->reset_counters();
   }
 
   index_t voxel_index(int x, int y, int z) const override { return m_grid.find(x, y, z); }
@@ -174,6 +331,9 @@ class SparseSolverCore : public SparseFlowSolver {
     return {m_f[0], m_pattern == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_grid.view()};
   }
 
+  /// The groups of the grid's group_table() that hold shared blocks (none on one rank).
+  const std::vector<int>& shared_groups() const { return m_shared_groups; }
+
   /// Whether a wall of the case moves (walls_move()): the boundary kernels then add Ladd's term.
   bool moving_walls() const { return m_walls_move; }
 
@@ -187,6 +347,8 @@ class SparseSolverCore : public SparseFlowSolver {
             "karman::sparse_grid", setup.global, setup.periodic, slab.owned,
             [&](int x, int y, int z) { return sample.active(x, y, z); },
             [&](int x, int y, int z) { return sample.boundary(x, y, z); }, grouping),
+        m_owned_planes(slab.owned),
+        m_ranks(setup.ranks),
         m_plans(std::move(slab.plans)),
         m_exchanger(std::move(slab.exchanger)),
         m_overlap(setup.overlap),
@@ -196,6 +358,10 @@ class SparseSolverCore : public SparseFlowSolver {
         m_boundaries(setup.boundaries) {
     for (int d = 0; d < 3; ++d) m_force[d] = T(setup.relaxation.force[d]);
     const GroupTable groups = m_grid.group_table();
+    for (const int side : {-1, +1}) {
+      const int g = groups.find(GroupRole::shared, NeighbourStep::along(grid_type::slab_axis, side));
+      if (g >= 0) m_shared_groups.push_back(g);
+    }
     m_f[0] = field_type("karman::sparse_populations_a", groups, L::Q);
     if (m_pattern == Pattern::ab) m_f[1] = field_type("karman::sparse_populations_b", groups, L::Q);
     if (m_exchanger && m_pattern == Pattern::aa) {
@@ -206,6 +372,29 @@ class SparseSolverCore : public SparseFlowSolver {
       m_saved_layers = Kokkos::View<storage_type*, MemorySpace>("karman::sparse_saved_layers", saved);
     }
     initialize(sample);
+  }
+
+  /// The stored voxels of the owned blocks.
+  VoxelRange owned_voxels() const {
+    const BlockRange owned = m_grid.owned_blocks();
+    return {index_t(owned.begin) * grid_type::block_voxels, index_t(owned.end) * grid_type::block_voxels};
+  }
+
+  OwnedBoxPosition<typename grid_type::view_type> owned_box_position() const {
+    const OwnedBox box = owned_box();
+    constexpr int axis = grid_type::slab_axis;
+    return {m_grid.view(), box.extents, axis, box.begin[axis]};
+  }
+
+  /// save_populations' (load false) or load_populations' (true) copy between the lattice and
+  /// `packed`, (owned-box voxel, population).
+  template <class Packed>
+  void copy_populations(const Packed& packed, bool load) const {
+    const execution_space space;
+    for_each("karman::sparse_box_populations", owned_voxels(), space,
+             BoxPopulations<L, OwnedBoxPosition<typename grid_type::view_type>, field_type, Packed>{
+                 owned_box_position(), m_f[0], packed, m_pattern == Pattern::aa, load});
+    compat::fence(space, "karman::sparse_box_populations_done");
   }
 
   /// The kind of the next step: AB always pulls; AA alternates odd and even steps.
@@ -337,6 +526,9 @@ class SparseSolverCore : public SparseFlowSolver {
     compat::fence(space, "karman::sparse_initialized");
   }
 
+  OwnedBlockPlanes m_owned_planes;   ///< the block planes this rank computes
+  std::vector<int> m_shared_groups;  ///< shared_groups()
+  int m_ranks;                       ///< ranks sharing the grid's block planes
   std::array<HaloPlan, 3> m_plans;
   std::unique_ptr<HaloExchanger<field_type>> m_exchanger;
   bool m_overlap;
@@ -414,8 +606,8 @@ class SparseSolver final : public SparseSolverCore<L, Prec, Layout, MemorySpace>
     const execution_space space;
     const grid_type& grid = this->m_grid;
     if (part == BlockPart::shared) {
-      // Both shared groups; on one rank they are empty and launch nothing.
-      for (int g : {1, 3}) {
+      // The shared groups next to the halos; one rank has none.
+      for (const int g : this->shared_groups()) {
         for_each<BoundaryLaunch>("karman::sparse_stream_collide_shared", grid, grid.group_blocks(g), space,
                                  kernel<K, Boundary>());
       }
