@@ -1,8 +1,9 @@
 #pragma once
 /// \file cartesian_partition.hpp
 /// The block of a global box one rank owns in a process grid of 1, 2 or 3 dimensions, with a
-/// halo along every axis that is cut, closed or the slab axis, its voxels numbered so that each face, edge and corner
-/// group is one consecutive range (Meneghin & Mahmoud §III, Fig. 5b, generalised from slabs to blocks).
+/// halo along every axis that is cut, closed or the slab axis, its voxels numbered so that each
+/// face, edge and corner group is one consecutive range (Meneghin & Mahmoud §III, Fig. 5b,
+/// generalised from slabs to blocks).
 ///
 /// Numbering. Along an axis with a halo the local coordinates fall into five classes: the lower
 /// halo, the first owned layer, the middle owned layers, the last owned layer and the upper halo
@@ -13,8 +14,8 @@
 /// NeighbourStep::index() order), the cells of a group in z, y, x class order, the voxels of a
 /// cell x fastest. A neighbour's message is then, per crossing population, the same list of cells
 /// on both sides: its sender's shared cells facing it and its receiver's one halo group. With a
-/// halo along the slab axis only (the process grid 1×1×N, periodic along x and y) the groups are SlabPartition's five
-/// and the numbering is its x-fastest one.
+/// halo along the slab axis only (the process grid 1×1×N, periodic along x and y) the groups
+/// are SlabPartition's five and the numbering is its x-fastest one.
 
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
