@@ -31,6 +31,12 @@ class PeriodicSelfExchanger final : public HaloExchanger<FieldType> {
   /// receive of the same shape (a slab's) are one kernel over all their components. Throws
   /// std::logic_error when the two sides of a message differ in size.
   void start(const FieldType& field, const HaloPlan& plan) override {
+    // A slab's plans (the LBM's, every step) pair off transfer by transfer: one kernel each, and
+    // no message bookkeeping allocated on the host.
+    if (paired(field, plan, false)) {
+      paired(field, plan, true);
+      return;
+    }
     for (int i = 0; i < NeighbourStep::count; ++i) {
       const NeighbourStep to = NeighbourStep::from_index(i);
       const std::vector<HaloTransfer> out = towards(plan.sends, to, field.groups()),
@@ -63,6 +69,37 @@ class PeriodicSelfExchanger final : public HaloExchanger<FieldType> {
   void finish() override {}
 
  private:
+  /// True when towards every step the sends and the receives from the opposite step pair off in
+  /// plan order, each pair of one shape (components and voxels): the message order then copies
+  /// each send into its pair, which `copy_pairs` does.
+  bool paired(const FieldType& field, const HaloPlan& plan, bool copy_pairs) const {
+    const GroupTable& groups = field.groups();
+    for (int i = 0; i < NeighbourStep::count; ++i) {
+      const NeighbourStep to = NeighbourStep::from_index(i);
+      std::size_t a = next(plan.sends, 0, to, groups), b = next(plan.receives, 0, to.opposite(), groups);
+      while (a < plan.sends.size() || b < plan.receives.size()) {
+        if (a == plan.sends.size() || b == plan.receives.size()) return false;
+        const HaloTransfer &send = plan.sends[a], &receive = plan.receives[b];
+        const VoxelRange from = transfer_voxels(send, groups), into = transfer_voxels(receive, groups);
+        if (from.size() != into.size() || send.components.size() != receive.components.size()) return false;
+        if (copy_pairs) {
+          copy(field, send.components.begin, from.begin, receive.components.begin, into.begin, from.size(),
+               send.components.size());
+        }
+        a = next(plan.sends, a + 1, to, groups);
+        b = next(plan.receives, b + 1, to.opposite(), groups);
+      }
+    }
+    return true;
+  }
+  /// Index of the first transfer from `i` on towards `step` that moves something, or the count.
+  static std::size_t next(const std::vector<HaloTransfer>& transfers, std::size_t i, NeighbourStep step,
+                          const GroupTable& groups) {
+    while (i < transfers.size() && !(transfers[i].neighbour == step && transfers[i].components.size() > 0 &&
+                                     !transfer_voxels(transfers[i], groups).empty()))
+      ++i;
+    return i;
+  }
   /// The transfers towards (or from) `step` that move something, in plan order.
   static std::vector<HaloTransfer> towards(const std::vector<HaloTransfer>& transfers, NeighbourStep step,
                                            const GroupTable& groups) {
