@@ -9,7 +9,8 @@ namespace karman::comm {
 
 namespace {
 /// This rank's block; Ranks::run makes a failure on any rank an error on all of them.
-CartesianPartition partition_over(const Extents& global, MPI_Comm comm, const std::array<int, 3>& dims) {
+CartesianPartition partition_over(const Extents& global, MPI_Comm comm, const std::array<int, 3>& dims,
+                                  const std::array<bool, 3>& periodic) {
   const Ranks ranks(comm);
   return ranks.run([&] {
     const int product = dims[0] * dims[1] * dims[2];
@@ -19,7 +20,7 @@ CartesianPartition partition_over(const Extents& global, MPI_Comm comm, const st
                   " ranks, the run has " + std::to_string(ranks.size()));
     }
     const int r = ranks.rank();
-    return CartesianPartition(global, dims, {r % dims[0], r / dims[0] % dims[1], r / (dims[0] * dims[1])});
+    return CartesianPartition(global, dims, {r % dims[0], r / dims[0] % dims[1], r / (dims[0] * dims[1])}, 1, periodic);
   });
 }
 }  // namespace
@@ -61,18 +62,14 @@ std::array<int, 3> parse_process_grid(const std::string& text, int ranks, int di
 
 CartesianDecomposition::CartesianDecomposition(const Extents& global, MPI_Comm comm, std::array<int, 3> dims,
                                                std::array<bool, 3> periodic)
-    : m_partition(partition_over(global, comm, dims)), m_comm(comm), m_periodic(periodic) {}
+    : m_partition(partition_over(global, comm, dims, periodic)), m_comm(comm) {}
 
 int CartesianDecomposition::neighbour(NeighbourStep step) const {
-  if (!m_partition.has_groups(step)) return MPI_PROC_NULL;
+  if (!m_partition.has_groups(step) || m_partition.closed(step)) return MPI_PROC_NULL;
   std::array<int, 3> at = m_partition.coords();
   for (int a = 0; a < 3; ++a) {
     const int n = m_partition.dims()[std::size_t(a)];
-    at[std::size_t(a)] += step.d[std::size_t(a)];
-    if (at[std::size_t(a)] < 0 || at[std::size_t(a)] >= n) {
-      if (!m_periodic[std::size_t(a)]) return MPI_PROC_NULL;
-      at[std::size_t(a)] = (at[std::size_t(a)] + n) % n;
-    }
+    at[std::size_t(a)] = (at[std::size_t(a)] + step.d[std::size_t(a)] + n) % n;
   }
   return m_partition.rank_of(at);
 }

@@ -1,13 +1,15 @@
 // Explicit heat diffusion on several ranks through the installed Karman::core and Karman::comm,
 // as a downstream Kokkos code writes it from the umbrella headers: stencil_halo_plan, the
 // interior computed while the halos travel, then shared_ranges; global_coordinates to set the
-// initial state and to compare. Every step on slabs and on blocks, SoA and Disaggregated, must
-// equal bitwise the same kernel run on one rank over the whole periodic box.
+// initial state and to compare; fill_closed_halos for walls. Every step on slabs and on blocks,
+// SoA and Disaggregated, must equal bitwise the same kernel run on one rank over the whole box,
+// periodic, and with walls along x and y (one boundary meaning on every grid, issue 55).
 #include <karman/comm/comm.hpp>
 #include <karman/core/core.hpp>
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -29,6 +31,9 @@ struct Diffuse {
   }
 };
 
+/// Temperature of the walls: what the halo past a closed side holds.
+constexpr double wall = 2.0;
+
 /// Initial state at global (x, y, z): exact in double, different on every voxel.
 KOKKOS_INLINE_FUNCTION double initial(int x, int y, int z) { return double((x * 7 + y * 13 + z * 29) % 31) / 8.0; }
 
@@ -43,11 +48,14 @@ void set_initial(const Partition& part, const F& f) {
 }
 
 /// `steps` steps on `part`, numbered as `topo` says: exchange started, interior, exchange
-/// finished, then the shared voxels (two ranges on slabs and blocks alike).
+/// finished, then the shared voxels (two ranges on slabs and blocks alike). The halos past
+/// closed sides hold the wall's temperature (none on a periodic box).
 template <class Nb, class F, class Partition, class Decomposition>
 F run(const Decomposition& dec, const Partition& part, const typename Nb::topology_type& topo, int steps) {
   F a("a", part.groups(), 1), b("b", part.groups(), 1);
   set_initial(part, a);
+  fill_closed_halos(a, part, wall);
+  fill_closed_halos(b, part, wall);
   const HaloPlan plan = stencil_halo_plan(part, 1, StencilReach::faces);
   comm::MpiHaloExchanger<F> exchanger(dec);
   const Kokkos::DefaultExecutionSpace space;
@@ -65,8 +73,8 @@ F run(const Decomposition& dec, const Partition& part, const typename Nb::topolo
 
 /// Owned voxels of `f` on `part` that differ from the one-rank result `ref` at the same global
 /// voxel (bitwise: the same kernel on the same values).
-template <class F, class Partition, class Ref>
-long long mismatches(const Partition& part, const F& f, const SlabPartition& ref_part, const Ref& ref) {
+template <class F, class Partition, class RefPartition, class Ref>
+long long mismatches(const Partition& part, const F& f, const RefPartition& ref_part, const Ref& ref) {
   auto host = create_mirror_view(f);
   deep_copy(host, f);
   auto ref_host = create_mirror_view(ref);
@@ -94,20 +102,30 @@ long long compare(const Extents& global, const std::array<int, 3>& block_dims, i
   const comm::CartesianDecomposition blocks(global, MPI_COMM_WORLD, block_dims, {true, true, true});
   const F on_blocks =
       run<CartesianNeighbours<3>, F>(blocks, blocks.partition(), CartesianTopology::of(blocks.partition()), steps);
-  long long bad[2] = {mismatches(slabs.partition(), on_slabs, one.partition(), ref),
-                      mismatches(blocks.partition(), on_blocks, one.partition(), ref)};
-  MPI_Allreduce(MPI_IN_PLACE, bad, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+
+  // Walls along x and y: one rank, whose x and y are uncut, against the same blocks.
+  const std::array<bool, 3> walls{false, false, true};
+  const comm::CartesianDecomposition one_walled(global, MPI_COMM_SELF, {1, 1, 1}, walls);
+  const F ref_walled = run<CartesianNeighbours<3>, F>(one_walled, one_walled.partition(),
+                                                      CartesianTopology::of(one_walled.partition()), steps);
+  const comm::CartesianDecomposition walled(global, MPI_COMM_WORLD, block_dims, walls);
+  const F on_walled =
+      run<CartesianNeighbours<3>, F>(walled, walled.partition(), CartesianTopology::of(walled.partition()), steps);
+  long long bad[3] = {mismatches(slabs.partition(), on_slabs, one.partition(), ref),
+                      mismatches(blocks.partition(), on_blocks, one.partition(), ref),
+                      mismatches(walled.partition(), on_walled, one_walled.partition(), ref_walled)};
+  MPI_Allreduce(MPI_IN_PLACE, bad, 3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   if (rank == 0) {
     std::printf(
-        "heat_mpi_consumer: %s, %d ranks, %d steps on %dx%dx%d: slabs %lld, %dx%dx%d blocks %lld voxels differ "
-        "from one rank\n",
+        "heat_mpi_consumer: %s, %d ranks, %d steps on %dx%dx%d: slabs %lld, %dx%dx%d blocks %lld, with walls "
+        "%lld voxels differ from one rank\n",
         Layout::name, ranks, steps, global.nx, global.ny, global.nz, bad[0], block_dims[0], block_dims[1],
-        block_dims[2], bad[1]);
+        block_dims[2], bad[1], bad[2]);
   }
-  return bad[0] + bad[1];
+  return bad[0] + bad[1] + bad[2];
 }
 
 int main(int argc, char** argv) {

@@ -28,7 +28,9 @@ std::array<int, 3> parse_process_grid(const std::string& text, int ranks, int di
 class CartesianDecomposition {
  public:
   /// Collective over `comm`, whose size must be the product of `dims`; `periodic[a]` wraps the
-  /// grid along axis a. A box too thin for the grid throws a CollectiveError on every rank.
+  /// box along axis a, or closes it, on every grid (CartesianPartition's constructor: a closed
+  /// axis has a halo past its ends that no exchange writes and the user fills, cut or not). A
+  /// box too thin for the grid throws a CollectiveError on every rank.
   CartesianDecomposition(const Extents& global, MPI_Comm comm, std::array<int, 3> dims, std::array<bool, 3> periodic);
 
   /// This rank's block, groups and local box.
@@ -49,7 +51,6 @@ class CartesianDecomposition {
  private:
   CartesianPartition m_partition;
   MPI_Comm m_comm = MPI_COMM_NULL;
-  std::array<bool, 3> m_periodic{};
 };
 
 }  // namespace karman::comm

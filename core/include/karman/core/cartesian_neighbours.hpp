@@ -74,8 +74,10 @@ struct CartesianTopology {
 };
 
 /// The 3^Dim neighbours of one voxel in a CartesianPartition's numbering, c in {-1, 0, 1} per
-/// axis. Along an axis without a halo the box wraps around, as Neighbours' in-plane axes do;
-/// from an owned voxel a step across the block's side lands in the halo. A voxel's cell and its
+/// axis. Along an axis without a halo (a periodic axis of one block, other than the slab axis)
+/// the box wraps around, as Neighbours' in-plane axes do; from an owned voxel a step across the
+/// block's side lands in the halo, which a neighbour's message, a local periodic copy or the
+/// user (a closed side: fill_closed_halos) fills. A voxel's cell and its
 /// coordinates in it are found once; each neighbour is then a class step per axis (a look-up of
 /// three precomputed pairs) and one cell-table look-up, whether or not it lies in another cell.
 template <int Dim>

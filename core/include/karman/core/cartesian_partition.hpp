@@ -1,8 +1,9 @@
 #pragma once
 /// \file cartesian_partition.hpp
 /// The block of a global box one rank owns in a process grid of 1, 2 or 3 dimensions, with a
-/// halo along every cut axis, its voxels numbered so that each face, edge and corner group is
-/// one consecutive range (Meneghin & Mahmoud §III, Fig. 5b, generalised from slabs to blocks).
+/// halo along every axis that is cut, closed or the slab axis, its voxels numbered so that each
+/// face, edge and corner group is one consecutive range (Meneghin & Mahmoud §III, Fig. 5b,
+/// generalised from slabs to blocks).
 ///
 /// Numbering. Along an axis with a halo the local coordinates fall into five classes: the lower
 /// halo, the first owned layer, the middle owned layers, the last owned layer and the upper halo
@@ -13,8 +14,8 @@
 /// NeighbourStep::index() order), the cells of a group in z, y, x class order, the voxels of a
 /// cell x fastest. A neighbour's message is then, per crossing population, the same list of cells
 /// on both sides: its sender's shared cells facing it and its receiver's one halo group. With a
-/// halo along the slab axis only (the process grid 1×1×N) the groups are SlabPartition's five
-/// and the numbering is its x-fastest one.
+/// halo along the slab axis only (the process grid 1×1×N, periodic along x and y) the groups
+/// are SlabPartition's five and the numbering is its x-fastest one.
 
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
@@ -36,13 +37,22 @@ class CartesianPartition {
   enum AxisClass : int { lower_halo = 0, first_layer = 1, middle = 2, last_layer = 3, upper_halo = 4 };
 
   /// Block `coords` of the grid `dims`; each axis is split as evenly as possible (the first
-  /// n % dims ranks get one more layer). Axes with dims > 1, and the slab axis of the box
-  /// (Extents::slab_axis(), which keeps its halo as SlabPartition does, so a periodic wrap of
-  /// one rank is a local copy), have a halo `halo_width` thick on both sides; every other axis
-  /// wraps inside the kernels as today. A block needs at least 2 * halo_width layers along each
-  /// halo axis, so that its lower and upper shared layers are distinct.
-  CartesianPartition(Extents global, std::array<int, 3> dims, std::array<int, 3> coords, int halo_width = 1)
-      : m_global(global), m_dims(dims), m_coords(coords), m_width(halo_width) {
+  /// n % dims ranks get one more layer).
+  ///
+  /// Boundaries. `periodic[a]` alone decides what lies past the box's sides along axis a,
+  /// whatever the grid: periodic, the box wraps (through the neighbour's halo when the axis is
+  /// cut, inside the kernels' CartesianNeighbours when it is not, and through a halo a local
+  /// exchange fills along the slab axis, Extents::slab_axis(), as SlabPartition's); closed, the
+  /// block has a halo on that side whose voxels no exchange writes: they hold what the user
+  /// writes there (fill_closed_halos, closed_halos.hpp), zero in a Field Karman allocated. So a
+  /// closed, a cut and the slab axis have a halo `halo_width` thick on both sides, and a
+  /// periodic uncut axis other than the slab axis none. The default, periodic along every axis,
+  /// is the meaning a partition had before it knew `periodic`. A block needs at least
+  /// 2 * halo_width layers along each halo axis, so that its lower and upper shared layers are
+  /// distinct. `periodic` along the z axis of a 2D box means nothing (it is one voxel thick).
+  CartesianPartition(Extents global, std::array<int, 3> dims, std::array<int, 3> coords, int halo_width = 1,
+                     std::array<bool, 3> periodic = {true, true, true})
+      : m_global(global), m_dims(dims), m_coords(coords), m_width(halo_width), m_periodic(periodic) {
     const char* where = "karman::CartesianPartition";
     validate(global, where);
     const int dimension = global.dimension();
@@ -54,15 +64,19 @@ class CartesianPartition {
       const int most = a < dimension ? (n / (2 * halo_width) > 0 ? n / (2 * halo_width) : 1) : 1;
       require_in_range(where, ("ranks along " + axis).c_str(), dims[a], 1, most);
       require_in_range(where, ("block coordinate along " + axis).c_str(), coords[a], 0, dims[a] - 1);
+      if (a >= dimension) m_periodic[a] = true;
       const int base = n / dims[a], extra = n % dims[a];
       m_owned_begin[a] = coords[a] * base + (coords[a] < extra ? coords[a] : extra);
       m_owned[a] = base + (coords[a] < extra ? 1 : 0);
-      m_halo[a] = (dims[a] > 1 || a == global.slab_axis()) ? halo_width : 0;
+      m_halo[a] = (dims[a] > 1 || a == global.slab_axis() || !m_periodic[a]) ? halo_width : 0;
       if (m_halo[a] > 0 && m_owned[a] < 2 * halo_width) {
+        // Only a closed uncut axis gets here with one block: the others are checked above.
         throw Error(std::string(where) + ": " + std::to_string(n) + " voxels along " + axis + " give block " +
                     std::to_string(coords[a]) + " only " + std::to_string(m_owned[a]) + "; each block needs at least " +
-                    std::to_string(2 * halo_width) + " (use at most " + std::to_string(n / (2 * halo_width)) +
-                    " ranks along " + axis + ")");
+                    std::to_string(2 * halo_width) +
+                    (dims[a] > 1
+                         ? " (use at most " + std::to_string(n / (2 * halo_width)) + " ranks along " + axis + ")"
+                         : " along a closed axis (make " + axis + " periodic, or the box wider)"));
       }
       const int w = m_halo[a];
       const int sizes[5] = {w, w, m_owned[a] - 2 * w, w, w};
@@ -92,6 +106,8 @@ class CartesianPartition {
   int rank_of(const std::array<int, 3>& coords) const {
     return coords[0] + m_dims[0] * (coords[1] + m_dims[1] * coords[2]);
   }
+  /// Whether the box wraps along each axis (see the constructor); true along z of a 2D box.
+  const std::array<bool, 3>& periodic() const { return m_periodic; }
   /// Halo width asked for, and the halo along `axis`: halo_width() or 0 where the axis has none.
   int halo_width() const { return m_width; }
   int halo(int axis) const { return m_halo[axis]; }
@@ -121,6 +137,18 @@ class CartesianPartition {
     for (int i = 0; i < NeighbourStep::count; ++i)
       if (has_groups(NeighbourStep::from_index(i))) out.push_back(NeighbourStep::from_index(i));
     return out;
+  }
+  /// True when the halo group towards `step` lies past a closed side of the box: the block has
+  /// groups towards `step`, and along some axis it moves along the block is the grid's first
+  /// (or last) and the axis is not periodic. No exchange fills such a halo; the user does
+  /// (fill_closed_halos). Every other step with groups has a neighbour block, possibly itself.
+  bool closed(NeighbourStep step) const {
+    if (!has_groups(step)) return false;
+    for (int a = 0; a < 3; ++a) {
+      const int to = m_coords[a] + step.d[a];
+      if (!m_periodic[a] && (to < 0 || to >= m_dims[a])) return true;
+    }
+    return false;
   }
   /// Index of the halo group copying the neighbour `step` away, and of the shared cell along
   /// the face, edge or corner `step`.
@@ -280,6 +308,7 @@ class CartesianPartition {
   std::array<int, 3> m_dims{1, 1, 1};
   std::array<int, 3> m_coords{0, 0, 0};
   int m_width = 1;
+  std::array<bool, 3> m_periodic{true, true, true};
   std::array<int, 3> m_owned_begin{};
   std::array<int, 3> m_owned{};
   std::array<int, 3> m_halo{};

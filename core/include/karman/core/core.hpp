@@ -10,6 +10,7 @@
 #include <karman/core/cartesian_halo_plan.hpp>
 #include <karman/core/cartesian_neighbours.hpp>
 #include <karman/core/cartesian_partition.hpp>
+#include <karman/core/closed_halos.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/exchange_stats.hpp>
 #include <karman/core/extents.hpp>

@@ -24,8 +24,16 @@ class SlabPartition {
   /// Owned slab of `rank` out of `ranks`; planes are split as evenly as possible (the first
   /// nplanes % ranks ranks get one more). Every rank needs at least 2 * halo_width planes, so
   /// that its lower and upper shared planes are distinct.
-  SlabPartition(Extents global, int rank = 0, int ranks = 1, int halo_width = 1)
-      : m_global(global), m_rank(rank), m_ranks(ranks), m_width(halo_width) {
+  ///
+  /// Boundaries, whatever the rank count: the in-plane axes always wrap (Neighbours); along the
+  /// slab axis `periodic` (the default, as before a slab knew it) wraps the box through the halo
+  /// planes, which an exchange fills from the neighbouring slab (this one on a single rank);
+  /// otherwise the first slab's lower and the last slab's upper halo planes are closed: no
+  /// exchange writes them, they hold what the user writes there (fill_closed_halos,
+  /// closed_halos.hpp), zero in a Field Karman allocated. A box closed along another axis is a
+  /// CartesianPartition's (any grid, 1×1×N included).
+  SlabPartition(Extents global, int rank = 0, int ranks = 1, int halo_width = 1, bool periodic = true)
+      : m_global(global), m_rank(rank), m_ranks(ranks), m_width(halo_width), m_periodic(periodic) {
     validate(global, "karman::SlabPartition");
     m_axis = global.slab_axis();
     const int planes = global.extent(m_axis);
@@ -76,6 +84,14 @@ class SlabPartition {
   NeighbourStep upper() const { return NeighbourStep::along(m_axis, +1); }
   /// Both neighbours, lower first.
   std::array<NeighbourStep, 2> neighbours() const { return {lower(), upper()}; }
+  /// Whether the box wraps along the slab axis (see the constructor).
+  bool periodic() const { return m_periodic; }
+  /// True when the halo towards `step` lies past a closed end of the box: the first slab's
+  /// lower() or the last slab's upper() along a slab axis that is not periodic(). No exchange
+  /// fills it; the user does (fill_closed_halos).
+  bool closed(NeighbourStep step) const {
+    return !m_periodic && ((step == lower() && m_rank == 0) || (step == upper() && m_rank == m_ranks - 1));
+  }
 
   /// The five groups in memory order (see the class comment).
   const GroupTable& groups() const { return m_groups; }
@@ -108,6 +124,7 @@ class SlabPartition {
   int m_rank = 0;
   int m_ranks = 1;
   int m_width = 1;
+  bool m_periodic = true;
   int m_axis = 2;
   int m_owned_begin = 0;
   int m_owned_planes = 0;

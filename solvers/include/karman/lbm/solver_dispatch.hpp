@@ -10,6 +10,7 @@
 #include <karman/lbm/solver_variant.hpp>
 #include <karman/lbm/variants.hpp>
 
+#include <array>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -65,7 +66,7 @@ SlabAndExchanger<FieldType> make_slab(const SolverSetup& setup) {
     throw Error("karman: " + std::to_string(setup.ranks) + " ranks need a build with MPI (KARMAN_ENABLE_MPI=ON)");
   }
 #endif
-  SlabPartition partition(setup.global, setup.rank, setup.ranks);
+  SlabPartition partition(setup.global, setup.rank, setup.ranks, 1, setup.periodic[slab_axis]);
   if (setup.periodic[slab_axis]) return {partition, std::make_unique<PeriodicSelfExchanger<FieldType>>()};
   return {partition, nullptr};
 }
@@ -141,7 +142,15 @@ std::pair<CartesianPartition, std::unique_ptr<HaloExchanger<FieldType>>> make_bl
   if (!initialized) throw Error("karman: Cartesian blocks (--ranks-per-axis) need MPI initialised (MPI_Init)");
   MPI_Comm comm = setup.ranks > 1 ? setup.communicator.comm() : MPI_COMM_SELF;
   if (comm == MPI_COMM_NULL) throw Error("karman: " + std::to_string(setup.ranks) + " ranks need a communicator");
-  const comm::CartesianDecomposition decomposition(setup.global, comm, setup.process_grid, setup.periodic);
+  // The LBM's walls are solid voxels its flags mark, past a closed side too (cell_at,
+  // solver_setup.cpp): no population is read across a closed side, so whether the box wraps
+  // there is unobservable. An uncut axis other than the slab axis is then passed as periodic,
+  // which keeps it without a halo (the kernels wrap it, as on slabs): the topology, the
+  // messages and the kernels' speed stay those of a partition that did not know `periodic`.
+  std::array<bool, 3> periodic = setup.periodic;
+  for (int a = 0; a < 3; ++a)
+    if (setup.process_grid[std::size_t(a)] == 1 && a != setup.global.slab_axis()) periodic[std::size_t(a)] = true;
+  const comm::CartesianDecomposition decomposition(setup.global, comm, setup.process_grid, periodic);
   if (decomposition.rank() != setup.rank || decomposition.ranks() != setup.ranks) {
     throw Error("karman: the setup names rank " + std::to_string(setup.rank) + " of " + std::to_string(setup.ranks) +
                 ", its communicator rank " + std::to_string(decomposition.rank()) + " of " +
