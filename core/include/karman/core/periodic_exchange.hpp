@@ -68,6 +68,18 @@ class PeriodicSelfExchanger final : public HaloExchanger<FieldType> {
   /// Copies are ordered on the instance; later kernels on it see them.
   void finish() override {}
 
+  /// Components [q_to, q_to + qs) of voxels [to, to + n) take [q_from, q_from + qs) of [from, from + n).
+  /// Public because nvcc refuses a device lambda in a private or protected member function.
+  void copy(const FieldType& field, int q_from, index_t from, int q_to, index_t to, index_t n, int qs) const {
+    const index_t shift = to - from;
+    Kokkos::parallel_for(
+        "karman::periodic_halo_copy",
+        Kokkos::RangePolicy<execution_space, Kokkos::IndexType<index_t>>(m_space, from, from + n),
+        KOKKOS_LAMBDA(index_t v) {
+          for (int k = 0; k < qs; ++k) field(v + shift, q_to + k) = field(v, q_from + k);
+        });
+  }
+
  private:
   /// True when towards every step the sends and the receives from the opposite step pair off in
   /// plan order, each pair of one shape (components and voxels): the message order then copies
@@ -122,17 +134,6 @@ class PeriodicSelfExchanger final : public HaloExchanger<FieldType> {
     index_t n = 0;
     for (const HaloTransfer& t : transfers) n += transfer_voxels(t, field.groups()).size() * t.components.size();
     return n;
-  }
-
-  /// Components [q_to, q_to + qs) of voxels [to, to + n) take [q_from, q_from + qs) of [from, from + n).
-  void copy(const FieldType& field, int q_from, index_t from, int q_to, index_t to, index_t n, int qs) const {
-    const index_t shift = to - from;
-    Kokkos::parallel_for(
-        "karman::periodic_halo_copy",
-        Kokkos::RangePolicy<execution_space, Kokkos::IndexType<index_t>>(m_space, from, from + n),
-        KOKKOS_LAMBDA(index_t v) {
-          for (int k = 0; k < qs; ++k) field(v + shift, q_to + k) = field(v, q_from + k);
-        });
   }
 
   execution_space m_space;
