@@ -1,4 +1,4 @@
-// The karman command line: one executable, one subcommand per case (DESIGN.md "Apps").
+// The karman command line: one executable, one subcommand per case (docs/architecture.md).
 #include "bench_command.hpp"
 #include "case_commands.hpp"
 #include "command_line.hpp"

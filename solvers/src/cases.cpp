@@ -27,7 +27,8 @@ std::string fmt(double v) {
 /// runs at tau = 0.5005 (collision_validation_test, docs/validation.md), where BGK diverges.
 double minimum_tau(const CollisionChoice& collision) { return collision == "cm" ? 0.5 + 1e-4 : 0.5 + 1e-3; }
 
-/// Relaxation from viscosity, refusing unstable values (DESIGN.md: tau <= 1/2, Mach >= 0.3).
+/// Relaxation from viscosity, refusing unstable values (tau <= 1/2 is unstable; Mach >= 0.3 leaves the low-Mach
+/// expansion).
 RelaxationParams relaxation_for(double nu, double velocity, const std::string& inputs, const Variant& variant) {
   const double tau = 3.0 * nu + 0.5;
   const double min_tau = minimum_tau(variant.collision);

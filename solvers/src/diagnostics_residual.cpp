@@ -1,5 +1,5 @@
 // Steady-state residual: relative change of a state vector, with KokkosBlas norms
-// (DESIGN.md "Diagnostics": steady-state residual by Kokkos Kernels BLAS norms).
+// (docs/architecture.md: Kokkos Kernels BLAS for residuals).
 #include <karman/core/error.hpp>
 #include <karman/lbm/diagnostics/relative_change.hpp>
 #include <karman/lbm/diagnostics/steady_state_monitor.hpp>

@@ -1,5 +1,5 @@
 // Stream function of a 2D cavity flow: vorticity from the velocity, then −∇²ψ = ω by CG on a
-// KokkosSparse::CrsMatrix (DESIGN.md "Diagnostics"), with the convention and the sub-cell
+// KokkosSparse::CrsMatrix (docs/architecture.md: Kokkos Kernels for CG), with the convention and the sub-cell
 // vortex-centre location used for Ghia, Ghia & Shin (1982) comparisons.
 #include <karman/core/error.hpp>
 #include <karman/core/profiling_region.hpp>

@@ -1,6 +1,6 @@
 // The ranks of MPI_COMM_WORLD under mpirun at 1-4 ranks: reductions and gathers give every rank's
 // values in rank order, and an error on some ranks reaches every rank as one CollectiveError
-// carrying the lowest failing rank's message (DESIGN.md: "with MPI every rank agrees and nothing
+// carrying the lowest failing rank's message (docs/architecture.md, comm::Ranks: "every rank agrees and nothing
 // hangs").
 #include "mpi_test.hpp"
 

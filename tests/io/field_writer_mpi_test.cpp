@@ -1,7 +1,7 @@
 // FieldWriter on 2 and 3 ranks with uneven slabs (rank r holds r + 1 planes): every rank writes its
 // slab, rank 0 reads the whole box back from the shared file or the per-rank files and checks every
 // value; a bad slab on one rank fails on every rank with the same CollectiveError, which names the
-// lowest failing rank (DESIGN.md: "with MPI every rank agrees and nothing hangs").
+// lowest failing rank (docs/architecture.md, comm::Ranks: every rank agrees, nothing hangs).
 #include <karman/comm/collective_error.hpp>
 #include <karman/comm/ranks.hpp>
 #include <karman/core/error.hpp>

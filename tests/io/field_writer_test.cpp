@@ -1,5 +1,5 @@
 // FieldWriter on one process: every value and shape read back through the HDF5 C API, the XDMF
-// file listing every step with the right files, datasets, grid and time (DESIGN.md "Apps, files").
+// file listing every step with the right files, datasets, grid and time (README "Quick start": the outputs).
 #include <karman/core/error.hpp>
 #include <karman/io/field_writer.hpp>
 

@@ -1,4 +1,4 @@
-// Output directory checks and the atomic text outputs (CSV, JSON): DESIGN.md "Apps, files":
+// Output directory checks and the atomic text outputs (CSV, JSON): README "Quick start", the outputs:
 // bad input fails with the value named, files appear whole (temporary file, then rename).
 #include <karman/core/error.hpp>
 #include <karman/io/atomic_file.hpp>

@@ -1,4 +1,4 @@
-// DESIGN.md invariants: every layout gives bitwise the same fields; AA gives bitwise the same
+// The invariants of docs/validation.md: every layout gives bitwise the same fields; AA gives bitwise the same
 // fields as AB (double and the FP16 storage precisions, every collision of the lattice), after
 // odd and even step counts, with moving walls, periodic halos, a body force and regularized
 // inlets/outlets; and mass is conserved on a periodic box.

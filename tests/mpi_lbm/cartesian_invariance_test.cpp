@@ -1,4 +1,4 @@
-// Decomposition invariance on Cartesian blocks (DESIGN.md invariants, issue 18): the dense
+// Decomposition invariance on Cartesian blocks (docs/validation.md invariants, issue 18): the dense
 // solver on the blocks of a process grid (SolverSetup::process_grid, --ranks-per-axis) gives,
 // after odd and even step counts, the same bits in every owned voxel's rho and u as the
 // single-rank run on a slab. Grids: slabs through the block solver (1x1xN, 1xN in 2D), and

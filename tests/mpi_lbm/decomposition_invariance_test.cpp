@@ -1,4 +1,4 @@
-// Decomposition invariance (DESIGN.md invariants): a case decomposed
+// Decomposition invariance (docs/validation.md, "Conservation and invariants"): a case decomposed
 // into slabs over every rank of MPI_COMM_WORLD gives, after odd and even step counts, the same
 // bits in every owned voxel's rho and u as the single-rank run of the same setup, for every
 // layout, AB and AA, with the halo exchange overlapped with interior work (Meneghin & Mahmoud Fig. 4b)

@@ -1,5 +1,5 @@
 # Runs karman under mpiexec with bad input and checks the error path (issue 5 tests, bullet 3;
-# DESIGN.md "with MPI every rank agrees and nothing hangs"): a non-zero exit within the time
+# docs/architecture.md, comm::Ranks: every rank agrees and nothing hangs): a non-zero exit within the time
 # limit, exactly one "karman: error" line, carrying MESSAGE, no MPI_Abort (bad input found
 # before the time loop is agreed on by all ranks, which then leave main normally), and no
 # summary written. mpiexec reports only the first non-zero exit and then kills the other

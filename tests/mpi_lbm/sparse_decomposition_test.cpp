@@ -1,4 +1,4 @@
-// Decomposition invariance of the block-sparse solver (issue 13 item 4, DESIGN.md invariants):
+// Decomposition invariance of the block-sparse solver (issue 13 item 4, docs/validation.md invariants):
 // the ranks of MPI_COMM_WORLD divide the block planes along the slowest axis, exchange their
 // shared blocks into each other's halo blocks, and give in every owned voxel the same bits of
 // rho and u as one rank running the same setup, after odd and even step counts: AB and AA,

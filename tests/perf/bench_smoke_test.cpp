@@ -122,7 +122,7 @@ TEST(RunBench, OneCompleteRecordPerVariantInSweepOrder) {
           const std::size_t q = populations(lattice);
           // A periodic all-fluid box needs no flag word: populations read and written only.
           EXPECT_EQ(r.bytes_per_update, 2 * q * t) << what;
-          // AA keeps one lattice, AB two (DESIGN.md "LBM solver"); SoA pads each component to
+          // AA keeps one lattice, AB two (docs/architecture.md, "The LBM"); SoA pads each component to
           // its padded stride, over the local box of the owned planes and two halo planes, and
           // Disaggregated its interior group's (the owned planes but the two shared ones).
           const karman::index_t plane = karman::index_t(r.voxels) / r.n;

@@ -1,7 +1,7 @@
 #pragma once
 /// \file collective_error.hpp
 /// How an error on one rank becomes an exit of every rank with one message and no hang
-/// (DESIGN.md: "with MPI every rank agrees and nothing hangs"; waLBerla's Abort.cpp).
+/// (docs/architecture.md, comm::Ranks; waLBerla's Abort.cpp).
 /// Two situations need two mechanisms (both offered by karman::comm::Ranks, ranks.hpp):
 ///  - all ranks are at the same point (setup, input checks before the time loop): they agree
 ///    with one reduction (Ranks::run), every rank throws CollectiveError carrying the failing

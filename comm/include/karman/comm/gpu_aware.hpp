@@ -1,7 +1,7 @@
 #pragma once
 /// \file gpu_aware.hpp
 /// Whether MPI is handed device pointers directly (GPU-aware MPI) or device data is staged
-/// through pinned host memory (DESIGN.md step 2 of the overlapped step).
+/// through pinned host memory (docs/scaling.md, the overlapped step).
 
 #include <karman/comm/device_memory.hpp>
 

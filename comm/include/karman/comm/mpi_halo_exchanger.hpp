@@ -359,8 +359,8 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     const int tag = tag_of(ts.front(), receive, 0);
     if (merge) {
       // A derived datatype only where MPI reads host memory: over device memory Open MPI's CUDA
-      // path moves it run by run (4 x H100, 2x2x1 blocks: 4.3 GLUPS so against 6.8 packed and
-      // staged, docs/performance.md), so device data is packed by a kernel, GPU-aware or not.
+      // path moves it run by run, far slower than packed and staged (docs/performance.md,
+      // Cartesian blocks on 4 GPUs), so device data is packed by a kernel, GPU-aware or not.
       if (effective_method() == ExchangeMethod::in_place && DeviceMemoryTraits<memory_space>::host_accessible) {
         out.push_back(typed(peer, tag, field, ts));
       } else {

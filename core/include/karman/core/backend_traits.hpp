@@ -86,8 +86,7 @@ namespace karman {
 /// or boundary together (update_schedule.hpp). A GPU's sector: a warp's boundary voxels then
 /// read and write whole sectors. Less than one value on CPUs, a tile of one voxel: tiles of a
 /// cache line put up to 15 bulk voxels beside each boundary voxel into the scalar boundary
-/// kernel, where the bulk rows run them vectorised (D3Q19 FP32 channel at 96³ on two cores:
-/// 52-54 MLUPS AB with tiles of 16 voxels, 119-120 with tiles of one; docs/performance.md §6.19).
+/// kernel, where the bulk rows run them vectorised (docs/performance.md §6.19).
 template <class ExecutionSpace>
 struct BackendTraits {
   static constexpr int csoa_alpha = 8;

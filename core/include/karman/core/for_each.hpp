@@ -18,9 +18,8 @@ namespace karman {
 /// The launch is hinted light-weight: on CUDA the functor then travels as a kernel argument
 /// (up to 4 KiB) instead of through Kokkos' constant-memory buffer, which a functor over
 /// 512 bytes gets by default and which the host must not overwrite while the previous kernel
-/// still reads it. Measured on the H100 (docs/performance.md): back-to-back launches
-/// of the D3Q19 kernel (a 616-byte functor) ran 2 to 4% faster, of D2Q9 3%. Other backends
-/// ignore the hint.
+/// still reads it: back-to-back launches of the large LBM functors ran faster so
+/// (docs/performance.md). Other backends ignore the hint.
 template <class... Properties, class ExecutionSpace, class Functor>
 void for_each(const std::string& label, const VoxelRange& range, const ExecutionSpace& space, const Functor& functor) {
   if (range.empty()) return;

@@ -2,8 +2,8 @@
 /// \file copy_bandwidth.hpp
 /// The reference every LBM figure is compared with: a device-memory copy measured in the same
 /// process, on the same backend, over buffers far larger than the last-level cache. A dense
-/// LBM update reads and writes as many bytes as a copy of its populations (DESIGN.md
-/// "Targets"), so the copy is its ceiling; on CPUs this is the STREAM copy.
+/// LBM update reads and writes as many bytes as a copy of its populations (docs/performance.md), so the copy is its
+/// ceiling; on CPUs this is the STREAM copy.
 
 #include <cstddef>
 #include <string>

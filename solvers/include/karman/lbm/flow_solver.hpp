@@ -52,7 +52,8 @@ double total_density(const MomentFields& m);
 /// Sum of rho |u|^2 / 2 over the voxels of `m`: a rank's share of the kinetic energy.
 double kinetic_energy(const MomentFields& m);
 
-/// A solver of one compiled variant on one rank's slab or Cartesian block.
+/// A solver of one compiled variant on one rank's part of a grid: a slab or Cartesian block of the
+/// dense box, or block planes of the block-sparse grid.
 class FlowSolver {
  public:
   virtual ~FlowSolver() = default;

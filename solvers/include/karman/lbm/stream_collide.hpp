@@ -40,10 +40,8 @@
 namespace karman::lbm {
 
 /// Launch bounds of the stream-collide kernel: at most 256 threads a block. The bound changes
-/// the compiler's register budget (D3Q19 float AB: 72 registers instead of 40, half the
-/// occupancy) and, measured over the 48-variant H100 sweep (docs/performance.md),
-/// made SoA and CSoA 1 to 3% faster, AoS double 10 to 16%, Disaggregated AA between -5% and
-/// +5%. CPU backends ignore it.
+/// the compiler's register budget and, over the H100 sweep of every variant, made most of them
+/// faster (docs/performance.md, launch bounds). CPU backends ignore it.
 using StreamCollideLaunch = Kokkos::LaunchBounds<256, 1>;
 
 /// Which kind of update a launch performs.
@@ -51,9 +49,8 @@ enum class StepKind { ab_pull, aa_odd, aa_even };
 
 /// Launch bounds of the dense solver's stream-collide kernels of precision P and step kind K:
 /// StreamCollideLaunch, but 4 blocks of 256 threads an SM (64 registers) for the AB update of
-/// 16-bit storage, which is instruction-bound and gains from the occupancy (H100, D3Q19 FP16S
-/// AB: SoA 33.7 -> 34.5 GLUPS, CSoA 29.4 -> 32.4; docs/performance.md §6.10). The AA updates
-/// lose at 64 registers (D3Q27 FP16S AA 19.3 -> 17.8) and keep the default.
+/// 16-bit storage, which is instruction-bound and gains from the occupancy; the AA updates lose
+/// at 64 registers and keep the default (docs/performance.md §6.10).
 template <class P, StepKind K>
 using StreamCollideLaunchFor = Kokkos::LaunchBounds<256, (sizeof(storage_t<P>) == 2 && K == StepKind::ab_pull) ? 4 : 1>;
 
@@ -343,8 +340,7 @@ struct StreamCollide {
     typename access_type::PlaneSpans planes;
   };
   /// By rows on CPUs (for_each_row.hpp), but the boundary kernels (flag words): by rows they ran
-  /// no faster than per voxel (the fused schedule of a D3Q19 FP32 cavity at 96³ on two cores, AB:
-  /// 46-48 MLUPS by rows, 44-45 per voxel; docs/performance.md §6.19), and the split schedule runs
+  /// no faster than per voxel (docs/performance.md §6.19), and the split schedule runs
   /// them over a voxel list, per voxel, anyway. Their row bodies were a quarter of a solver unit's
   /// compile time (docs/building.md).
   static constexpr bool by_rows = std::is_same_v<N, Neighbours<L::D>> && !Feat::flags;
@@ -515,13 +511,10 @@ struct StreamCollide {
   /// Prefetch hints for the lines the pull of population i reads in the update of block
   /// b + block_prefetch_distance, its neighbour blocks' as well as its own
   /// (BlockTile::for_each_pulled_line), issued beside the pull of population i of block b so
-  /// the hints spread over the update. Measured on two Zen 4 cores (docs/performance.md §6.30)
-  /// against hints for the own runs of block b + 16, all at its start (§6.20): AB at porosity 1
-  /// from 0.87-0.93 of the dense rows to 0.95-1.17 (128^3, 256^3), the AA odd step 1.5 against
-  /// 1.9-2.2 ms at 64^3 (little out of cache). The AA even step reads its own runs only and runs
-  /// fastest without hints (8 against 11-14 ms at 128^3); no write hints either: hinting the runs
-  /// an AB update writes cost 8-30 % on that core (+5-11 % hinted a block at once on a Zen 5
-  /// core, §6.22).
+  /// the hints spread over the update: faster than hints for the own runs of block b + 16, all at
+  /// its start, in AB and the AA odd step (docs/performance.md §6.30, §6.20). The AA even step
+  /// reads its own runs only and runs fastest without hints; no write hints either: hinting the runs
+  /// an AB update writes was slower (§6.22).
   template <int i>
   KOKKOS_FORCEINLINE_FUNCTION void prefetch_pull(block_index_t b) const {
     using Tile = typename BlockTileOf<typename N::topology_type>::type;

@@ -1,6 +1,6 @@
 #pragma once
 /// \file atomic_file.hpp
-/// Whole-file writes that readers see either completely or not at all (DESIGN.md "Apps":
+/// Whole-file writes that readers see either completely or not at all (README "Long runs":
 /// temporary file, then rename).
 
 #include <filesystem>

@@ -1,7 +1,7 @@
 #pragma once
 /// \file field_writer.hpp
 /// Field output: one HDF5 file per step (or one per rank and step with serial HDF5) and one XDMF
-/// file beside them that ParaView opens as a time series (DESIGN.md "Apps, files").
+/// file beside them that ParaView opens as a time series (README "Quick start": the outputs).
 
 #include <karman/comm/ranks.hpp>
 #include <karman/io/box_geometry.hpp>
