@@ -1,7 +1,10 @@
 #include "case_runner.hpp"
-#include "host_memory.hpp"
-
 #include "checkpoint.hpp"
+#include "dense_memory.hpp"
+#include "divergence.hpp"
+#include "host_memory.hpp"
+#include "restart_policy.hpp"
+#include "stop_signals.hpp"
 
 #include <karman/core/backend_traits.hpp>
 #include <karman/core/error.hpp>
@@ -25,14 +28,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <sstream>
 
 namespace karman::app {
 namespace {
@@ -56,146 +57,6 @@ double global_residual(const comm::Ranks& ranks, double local_relative, Kokkos::
   return total > 0 ? diff / total : diff;
 }
 
-/// Host copies of this rank's owned moments in writer order.
-struct HostSlab {
-  std::vector<double> rho, u[3];
-};
-
-HostSlab to_host(const lbm::MomentFields& m) {
-  auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.rho);
-  auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.u);
-  HostSlab s;
-  s.rho.assign(rho.data(), rho.data() + rho.extent(0));
-  for (int d = 0; d < 3; ++d) s.u[d].assign(&u(0, d), &u(0, d) + u.extent(0));
-  return s;
-}
-
-/// Every rank's owned box, on every rank (a collective call).
-std::vector<lbm::OwnedBox> gather_boxes(const comm::Ranks& ranks, const lbm::OwnedBox& mine) {
-  const std::vector<long long> all = ranks.all_gather(
-      {mine.begin[0], mine.begin[1], mine.begin[2], mine.extents.nx, mine.extents.ny, mine.extents.nz});
-  std::vector<lbm::OwnedBox> boxes(all.size() / 6, mine);
-  for (std::size_t r = 0; r < boxes.size(); ++r) {
-    for (std::size_t a = 0; a < 3; ++a) boxes[r].begin[a] = int(all[6 * r + a]);
-    boxes[r].extents = {int(all[6 * r + 3]), int(all[6 * r + 4]), int(all[6 * r + 5])};
-  }
-  return boxes;
-}
-
-/// Every rank's owned values (in its box's order) on rank 0 in global order, x fastest; empty on
-/// the other ranks. Slabs arrive in global order already; a block's values are placed by its box.
-std::vector<double> gather_in_global_order(const comm::Ranks& ranks, const std::vector<lbm::OwnedBox>& boxes,
-                                           const std::vector<double>& mine) {
-  std::vector<double> all = ranks.gather(mine);
-  if (!ranks.root() || boxes.empty() || boxes.front().is_slab()) return all;
-  std::vector<double> out(all.size());
-  std::size_t at = 0;
-  for (const lbm::OwnedBox& box : boxes)
-    for (index_t k = 0; k < box.size(); ++k) out[std::size_t(box.global_index(k))] = all[at++];
-  return out;
-}
-
-/// The signal that asked the run to stop (SIGTERM, SIGINT), 0 while none did. The handler only
-/// records it; the time loop polls it at step boundaries and the ranks agree by a reduction.
-volatile std::sig_atomic_t stop_signal = 0;
-
-extern "C" void record_stop_signal(int signal) {
-  if (stop_signal != 0) {
-    // A second signal: the user insists, so the default action (termination) takes over.
-    std::signal(signal, SIG_DFL);
-    std::raise(signal);
-    return;
-  }
-  stop_signal = signal;
-}
-
-/// SIGTERM and SIGINT recorded for the duration of a run, the previous handlers restored after.
-class StopSignals {
- public:
-  StopSignals() {
-    stop_signal = 0;
-    struct sigaction action {};
-    action.sa_handler = record_stop_signal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;  // MPI and file calls continue; the loop looks at the flag
-    sigaction(SIGTERM, &action, &m_term);
-    sigaction(SIGINT, &action, &m_int);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-  ~StopSignals() {
-    sigaction(SIGTERM, &m_term, nullptr);
-    sigaction(SIGINT, &m_int, nullptr);
-  }
-
- private:
-  struct sigaction m_term {};
-  struct sigaction m_int {};
-};
-
-/// Ranks of this run on this node, from the launcher's environment (1 when unknown).
-int ranks_on_this_node() {
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"}) {
-    if (const char* value = std::getenv(name)) {
-      const int n = std::atoi(value);
-      if (n > 0) return n;
-    }
-  }
-  return 1;
-}
-
-/// Refuses a run whose populations would not fit, before anything is allocated: the estimate
-/// counts the lattices (one AA, two AB) with their halos, the flags and the moments.
-void check_memory(const lbm::SolverSetup& setup, int ranks) {
-  const auto& v = setup.variant;
-  const double q = lbm::lattice_populations(v.lattice);
-  const double value_bytes = lbm::precision_bytes(v.precision);
-  const double lattices = v.pattern == "aa" ? 1 : 2;
-  const Extents& g = setup.global;
-  const int axis_planes = g.nz > 1 ? g.nz : g.ny;
-  const double plane = g.nz > 1 ? double(g.nx) * g.ny : double(g.nx);
-  double voxels_per_rank = (std::ceil(double(axis_planes) / ranks) + 2) * plane;
-  if (setup.process_grid[0] > 0) {
-    // A block: the largest share along each axis, with a halo on both sides where cut (and
-    // along the slab axis, which keeps its halo, cartesian_partition.hpp).
-    voxels_per_rank = 1;
-    for (int a = 0; a < 3; ++a) {
-      const int n = g.extent(a), d = setup.process_grid[std::size_t(a)];
-      voxels_per_rank *= std::ceil(double(n) / d) + (d > 1 || a == g.slab_axis() ? 2 : 0);
-    }
-  }
-  const double bytes_per_voxel = q * value_bytes * lattices + 4 + 2 * 32;
-  const double need = voxels_per_rank * bytes_per_voxel;
-  const auto info = backend_info();
-  const bool device = !std::is_same_v<Kokkos::DefaultExecutionSpace::memory_space, Kokkos::HostSpace>;
-  const MemoryLimit host = smallest_memory_limit(read_memory_readings());
-  const double have = device ? info.device_memory_gib * 1073741824.0 : host.bytes / ranks_on_this_node();
-  if (have > 0 && need > have) {
-    char detail[256];
-    std::snprintf(detail, sizeof detail, "%.3g voxels per rank x %.0f bytes (%s, %s, %s)", voxels_per_rank,
-                  bytes_per_voxel, v.lattice.name().c_str(), v.precision.name().c_str(), v.pattern.name().c_str());
-    throw Error("the box " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz) +
-                " needs about " + readable_bytes(need) + " of " + (device ? "device" : "host") + " memory per rank (" +
-                detail + "), but " + readable_bytes(have) + " are available (" +
-                (device ? std::string("device memory") : host.source) +
-                "); use a smaller size, --precision float or fp16s, --pattern aa or more ranks");
-  }
-}
-
-/// Removes the field files of steps after `step` (a restarted run's predecessor wrote them after
-/// its last checkpoint; the continued run writes its own), so no file of two runs mixes.
-void remove_fields_after(const std::filesystem::path& directory, long step) {
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
-    const std::string name = entry.path().filename().string();
-    long file_step = 0;
-    if (std::sscanf(name.c_str(), "fields_%ld", &file_step) == 1 && name.size() > 3 &&
-        name.compare(name.size() - 3, 3, ".h5") == 0 && file_step > step) {
-      std::filesystem::remove(entry.path(), ec);
-    }
-  }
-}
-
 /// The karman output files already in `directory`, listed for a message ("" when none).
 std::string earlier_run_files_text(const std::filesystem::path& directory) {
   std::string text;
@@ -212,222 +73,9 @@ std::string residual_text(double residual) {
   return text;
 }
 
-/// What a diverged run can change: the flow and resolution always, and a collision more robust
-/// than its own where the lattice defines one and the run could use it (`moment_collisions`:
-/// MRT and CM run on slabs without a per-voxel force field, lbm/solver_dispatch.hpp).
-std::string stability_advice(const lbm::Variant& variant, bool moment_collisions) {
-  const std::string collision = variant.collision.name();
-  std::vector<std::string> cures;
-  if (collision == "bgk") cures = {"trt"};
-  if (collision == "trt" && moment_collisions) cures = {"cm", "mrt"};
-  std::string named;
-  for (const std::string& cure : cures) {
-    if (lbm::collision_defined_for(cure, variant.lattice.name())) named += (named.empty() ? "" : " or ") + cure;
-  }
-  if (named.empty()) return "lower --re or the velocity, or raise the resolution";
-  return "lower --re or the velocity, raise the resolution, or try --collision " + named;
-}
-
-/// Where the divergence check found a bad value, as every rank learns it.
-struct Divergence {
-  bool found = false;
-  int x = 0, y = 0, z = 0;  ///< global voxel
-  double rho = 0, u[3] = {0, 0, 0};
-};
-
 /// Relaxation times above this are viscosities the lattice cannot represent accurately (with
 /// BGK the bounce-back wall moves with tau); tau <= 1/2 the cases refuse themselves.
 constexpr double max_tau = 100.0;
-
-/// Densities outside [0, this] count as diverged. Walls hold 0; fluid stays within a few per cent
-/// of 1 at Mach < 0.3 and within max_delta_rho of it under a pressure drive. The bound must be
-/// tight because FP16C has no NaN or infinity: a NaN or an overflow saturates the stored
-/// deviation f_i - w_i at about +-2, so a voxel that pulls one such population reads a density
-/// near 3 (or -1), not a NaN.
-constexpr double max_sane_density = 2.0;
-
-/// Velocity components beyond this, the lattice speed, count as diverged: non-negative
-/// populations give |u_a| = |sum c_ia f_i| / sum f_i <= 1, and saturated FP16C deviations of both
-/// signs can cancel in the density but not in the momentum.
-constexpr double max_sane_velocity = 1.0;
-
-/// Collective: the first owned voxel (in global order) whose density or velocity is not finite,
-/// whose density lies outside [0, max_sane_density] or whose velocity exceeds max_sane_velocity
-/// along an axis: in every precision, the 16-bit ones included. One reduction kernel over the
-/// moments the check has computed anyway.
-Divergence find_divergence(const comm::Ranks& ranks, const lbm::MomentFields& m, const lbm::OwnedBox& box) {
-  const auto rho = m.rho;
-  const auto u = m.u;
-  long long first = LLONG_MAX;
-  Kokkos::parallel_reduce(
-      "karman::find_divergence", Kokkos::RangePolicy<>(0, rho.extent(0)),
-      KOKKOS_LAMBDA(const long long i, long long& found) {
-        const double r = rho(i);
-        // Comparisons with NaN are false, so NaN fails each range test.
-        bool bad = !(r >= 0 && r <= max_sane_density);
-        for (int a = 0; a < 3; ++a) bad = bad || !(u(i, a) >= -max_sane_velocity && u(i, a) <= max_sane_velocity);
-        if (bad && i < found) found = i;
-      },
-      Kokkos::Min<long long>(first));
-  // Box order and global order agree within a box (both z, y, x lexicographic), so the box's
-  // first bad voxel is its first in global order.
-  const Extents& g = box.global;
-  const double local_first = first == LLONG_MAX ? -1.0 : double(box.global_index(first));
-  // The lowest global index wins: maximise its negation (no bad voxel: -1 -> +1, never chosen).
-  const double global_first = -ranks.max(local_first < 0 ? -std::numeric_limits<double>::max() : -local_first);
-  Divergence d;
-  if (global_first == std::numeric_limits<double>::max()) return d;
-  d.found = true;
-  std::vector<double> mine(5, -1.0);
-  if (local_first == global_first) {
-    // The voxel's row of u is strided (LayoutLeft), which a device-to-host deep_copy refuses:
-    // gather its four values on the device first.
-    Kokkos::View<double[4]> voxel("karman::divergent_voxel");
-    const long long at = first;
-    Kokkos::parallel_for(
-        "karman::read_divergent_voxel", Kokkos::RangePolicy<>(0, 1), KOKKOS_LAMBDA(const int) {
-          voxel(0) = rho(at);
-          for (int a = 0; a < 3; ++a) voxel(1 + a) = u(at, a);
-        });
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), voxel);
-    mine = {global_first, host(0), host(1), host(2), host(3)};
-  }
-  const std::vector<double> all = ranks.gather(mine);
-  for (std::size_t r = 0; r + 4 < all.size(); r += 5) {
-    if (all[r] != global_first) continue;
-    d.rho = all[r + 1];
-    for (int a = 0; a < 3; ++a) d.u[a] = all[r + 2 + a];
-  }
-  const long long index = static_cast<long long>(global_first);
-  d.x = int(index % g.nx);
-  d.y = int((index / g.nx) % g.ny);
-  d.z = int(index / (static_cast<long long>(g.nx) * g.ny));
-  return d;
-}
-
-/// Testing aid (--inject-nan): NaN into every population of the box's centre voxel, through the
-/// checkpoint copy of the populations so that every layout and pattern is reached alike. The
-/// stored word is the precision's encoding of NaN: FP16C has none and saturates, which the run
-/// reports as a density out of range.
-void inject_nan(lbm::FlowSolver& solver, const std::string& precision) {
-  const lbm::OwnedBox box = solver.owned_box();
-  const Extents& g = box.global;
-  const int centre[3] = {g.nx / 2, g.ny / 2, g.nz / 2};
-  for (std::size_t a = 0; a < 3; ++a)
-    if (centre[a] < box.begin[a] || centre[a] >= box.begin[a] + box.extents.extent(int(a))) return;
-  const index_t voxel = box.extents.index(centre[0] - box.begin[0], centre[1] - box.begin[1], centre[2] - box.begin[2]);
-  const std::size_t q = std::size_t(solver.populations()), size = std::size_t(solver.population_size());
-  std::vector<std::byte> populations(std::size_t(box.size()) * q * size);
-  solver.save_populations(populations.data());
-  lbm::dispatch<lbm::Precisions>(precision, [&](auto tag) {
-    using P = lbm::precision_t<lbm::tag_type<decltype(tag)>>;
-    const typename P::storage nan = P::encode(std::numeric_limits<typename P::compute>::quiet_NaN());
-    for (std::size_t i = 0; i < q; ++i)
-      std::memcpy(populations.data() + (std::size_t(voxel) * q + i) * size, &nan, size);
-  });
-  solver.load_populations(populations.data(), solver.steps());
-}
-
-/// The boundary table (wall velocities, inlet and outlet values) as a checkpoint stores it.
-nlohmann::json boundary_table_json(const lbm::BoundaryTable& table) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const lbm::BoundaryValue& b : table.values) {
-    // Axis, lo and hi of each parabola in use; a uniform boundary stores [-1, 0, 0].
-    nlohmann::json profile = nlohmann::json::array();
-    for (int k = 0; k < 2; ++k) {
-      if (b.profile_axis[k] >= 0 || k == 0) {
-        profile.insert(profile.end(), {b.profile_axis[k], b.profile_lo[k], b.profile_hi[k]});
-      }
-    }
-    rows.push_back({{"rho", b.rho},
-                    {"u", {b.u[0], b.u[1], b.u[2]}},
-                    {"normal_axis", b.normal_axis},
-                    {"normal_sign", b.normal_sign},
-                    {"profile", profile}});
-  }
-  return rows;
-}
-
-/// A fingerprint of the flag field's source: every voxel's kind and boundary id, x fastest. A
-/// checkpoint stores it in place of the flags, which the solver rebuilds from the case.
-std::string geometry_fingerprint(const lbm::SolverSetup& setup) {
-  const Extents& g = setup.global;
-  // One checksum per z plane, then one over those: memory for a plane, not for the box.
-  std::vector<std::uint64_t> planes;
-  std::vector<std::uint32_t> cells(std::size_t(g.nx) * std::size_t(g.ny) * 2);
-  for (int z = 0; z < g.nz && setup.geometry; ++z) {
-    std::size_t k = 0;
-    for (int y = 0; y < g.ny; ++y)
-      for (int x = 0; x < g.nx; ++x) {
-        const lbm::CellSpec c = setup.geometry(x, y, z);
-        cells[k++] = static_cast<std::uint32_t>(c.kind);
-        cells[k++] = static_cast<std::uint32_t>(c.id);
-      }
-    planes.push_back(io::checksum(reinterpret_cast<const std::byte*>(cells.data()), cells.size() * sizeof(cells[0])));
-  }
-  char text[20];
-  std::snprintf(text, sizeof text, "%016llx",
-                static_cast<unsigned long long>(io::checksum(reinterpret_cast<const std::byte*>(planes.data()),
-                                                             planes.size() * sizeof(planes[0]))));
-  return text;
-}
-
-/// The parameters a restart must keep (the physics) against those it may change; throws
-/// karman::Error for a different case, box, lattice or precision, and for changed physics
-/// unless `force`. Returns notes on what differs (layout, pattern: converted).
-std::vector<std::string> compare_configurations(const nlohmann::json& stored, const nlohmann::json& current,
-                                                bool force) {
-  const std::string where = "--restart: ";
-  if (stored.at("case") != current.at("case")) {
-    throw Error(where + "the checkpoint is of case " + stored.at("case").dump() + ", this run is " +
-                current.at("case").dump());
-  }
-  for (const char* key : {"lattice", "precision"}) {
-    if (stored.at("variant").at(key) != current.at("variant").at(key)) {
-      throw Error(where + "the checkpoint has " + key + " " + stored.at("variant").at(key).dump() + ", this run " +
-                  current.at("variant").at(key).dump() + "; give the checkpoint's --" + key);
-    }
-  }
-  if (stored.at("extents") != current.at("extents")) {
-    throw Error(where + "the checkpoint's box is " + stored.at("extents").dump() + ", this run's " +
-                current.at("extents").dump());
-  }
-  if (stored.value("geometry_fnv1a64", nlohmann::json()) != current.value("geometry_fnv1a64", nlohmann::json())) {
-    throw Error(where + "the checkpoint's geometry (walls, inlets, outlets) differs from this run's");
-  }
-  std::vector<std::string> changed;
-  if (stored.value("boundaries", nlohmann::json()) != current.value("boundaries", nlohmann::json())) {
-    changed.push_back("boundary values");
-  }
-  for (const auto& [key, value] : stored.at("parameters").items()) {
-    const auto now = current.at("parameters").find(key);
-    if (now == current.at("parameters").end() || *now != value) {
-      changed.push_back(key + " " + value.dump() + " -> " +
-                        (now == current.at("parameters").end() ? std::string("none") : now->dump()));
-    }
-  }
-  if (stored.at("variant").at("collision") != current.at("variant").at("collision")) {
-    changed.push_back("collision " + stored.at("variant").at("collision").dump() + " -> " +
-                      current.at("variant").at("collision").dump());
-  }
-  std::vector<std::string> notes;
-  if (!changed.empty()) {
-    std::string list;
-    for (const auto& c : changed) list += (list.empty() ? "" : ", ") + c;
-    if (!force) {
-      throw Error(where + "physical parameters differ from the checkpoint's (" + list +
-                  "); give the checkpoint's values, or --force to continue with the new ones");
-    }
-    notes.push_back("continuing with changed parameters (--force): " + list);
-  }
-  for (const char* key : {"layout", "pattern"}) {
-    if (stored.at("variant").at(key) != current.at("variant").at(key)) {
-      notes.push_back(std::string("checkpoint ") + key + " " + stored.at("variant").at(key).dump() + " converted to " +
-                      current.at("variant").at(key).dump());
-    }
-  }
-  return notes;
-}
 
 /// One run of a case in three phases: prepare() (everything that can fail on bad input, before
 /// anything is allocated or written, then the solver, the field writer and a restart's state),
@@ -477,6 +125,7 @@ class CaseRun {
     m_dim = setup.global.dimension();
     m_names = {"rho", "ux", "uy"};
     if (m_dim == 3) m_names.push_back("uz");
+    for (const ExtraField& extra : m_def.extra_fields) m_names.push_back(extra.name);
     m_check_every =
         m_options.check_every > 0 ? m_options.check_every : std::max(50L, long(10 * setup.global.extent(0)));
     m_target = m_options.steps > 0 ? m_options.steps : m_options.max_steps;
@@ -515,7 +164,7 @@ class CaseRun {
     configure();
     m_ranks.run([&] { validate(); });
     auto built = m_ranks.run([&] {
-      auto s = lbm::make_solver(m_setup);
+      auto s = m_def.make_solver ? m_def.make_solver(m_setup) : lbm::make_solver(m_setup);
       const bool slabs = s->owned_box().is_slab();
       m_lock = claim_output_directory(m_dir, m_ranks.root(), m_options.overwrite);
       io::BoxGeometry box{m_setup.global,
@@ -538,6 +187,7 @@ class CaseRun {
     m_solver = std::move(built.first);
     m_writer = std::move(built.second);
     m_boxes = gather_boxes(m_ranks, m_solver->owned_box());
+    for (const ExtraField& extra : m_def.extra_fields) m_extra_values.push_back(extra.values(m_solver->owned_box()));
     if (!m_candidates.empty()) {
       const CheckpointManifest loaded = load_checkpoint(m_ranks, m_candidates, *m_solver);
       m_restarted_from = {{"checkpoint", loaded.directory.string()}, {"step", loaded.step}};
@@ -559,6 +209,7 @@ class CaseRun {
                                       : std::to_string(m_options.until_steady).c_str());
       std::fflush(stdout);
     }
+    if (m_def.started) m_def.started(*m_solver);
   }
 
   /// The checks of prepare() that run on every rank before anything is allocated.
@@ -566,6 +217,11 @@ class CaseRun {
     const std::string& name = m_def.name;
     try {
       validate_run_options(m_options);
+      if (m_def.grid && *m_def.grid != lbm::CompiledGrid::cartesian_blocks && !m_options.ranks_per_axis.empty()) {
+        throw Error("--ranks-per-axis " + m_options.ranks_per_axis +
+                    ": this case's grid divides itself between the ranks (block planes of the block-sparse grid, "
+                    "docs/block_sparse.md); leave --ranks-per-axis out");
+      }
       if (!m_options.ranks_per_axis.empty()) {
 #if KARMAN_ENABLE_MPI
         m_setup.process_grid = m_options.ranks_per_axis == "auto"
@@ -575,8 +231,10 @@ class CaseRun {
         throw Error("--ranks-per-axis " + m_options.ranks_per_axis + " needs a build with MPI (KARMAN_ENABLE_MPI=ON)");
 #endif
       }
-      lbm::require_compiled(m_options.variant, m_options.ranks_per_axis.empty() ? lbm::CompiledGrid::slabs
-                                                                                : lbm::CompiledGrid::cartesian_blocks);
+      lbm::require_compiled(m_options.variant, m_def.grid ? *m_def.grid
+                                               : m_options.ranks_per_axis.empty()
+                                                   ? lbm::CompiledGrid::slabs
+                                                   : lbm::CompiledGrid::cartesian_blocks);
     } catch (const Error& e) {
       throw Error("karman " + name + ": " + e.what());
     }
@@ -609,7 +267,11 @@ class CaseRun {
       throw Error("karman " + name + ": " + text +
                   ": the viscosity is too large for the lattice; raise --re or lower the resolution");
     }
-    check_memory(m_setup, m_ranks.size());
+    if (m_def.check_memory) {
+      m_def.check_memory(m_ranks.size());
+    } else {
+      check_dense_memory(m_setup, m_ranks.size());
+    }
   }
 
   void write_fields(const lbm::MomentFields& m) {
@@ -620,11 +282,14 @@ class CaseRun {
       // Blocks: rank 0 writes the whole box, gathered in global order.
       h.rho = gather_in_global_order(m_ranks, m_boxes, h.rho);
       for (int d = 0; d < m_dim; ++d) h.u[d] = gather_in_global_order(m_ranks, m_boxes, h.u[d]);
+      std::vector<std::vector<double>> extra;
+      for (const auto& values : m_extra_values) extra.push_back(gather_in_global_order(m_ranks, m_boxes, values));
       m_ranks.run([&] {
         if (!m_ranks.root()) return;
         io::FieldSlab slab{0, box.global.extent(axis), {}};
         slab.datasets.push_back({h.rho.data(), h.rho.size()});
         for (int d = 0; d < m_dim; ++d) slab.datasets.push_back({h.u[d].data(), h.u[d].size()});
+        for (const auto& values : extra) slab.datasets.push_back({values.data(), values.size()});
         m_writer->write(int(m_solver->steps()), double(m_solver->steps()), slab);
       });
       return;
@@ -632,6 +297,7 @@ class CaseRun {
     io::FieldSlab slab{box.begin[std::size_t(axis)], box.extents.extent(axis), {}};
     slab.datasets.push_back({h.rho.data(), h.rho.size()});
     for (int d = 0; d < m_dim; ++d) slab.datasets.push_back({h.u[d].data(), h.u[d].size()});
+    for (const auto& values : m_extra_values) slab.datasets.push_back({values.data(), values.size()});
     // A failure on any rank is a CollectiveError on every rank: all leave through main with one
     // message and code 1, none waits in a collective call.
     m_writer->write(int(m_solver->steps()), double(m_solver->steps()), slab);
@@ -661,7 +327,8 @@ class CaseRun {
     for (const auto& [name, values] : m_def.history) series[name] = *values;
     return {{"series", series},
             {"residual", std::isfinite(m_residual) ? nlohmann::json(m_residual) : nlohmann::json(nullptr)},
-            {"steady", m_steady}};
+            {"steady", m_steady},
+            {"steady_figure", std::isfinite(m_figure) ? nlohmann::json(m_figure) : nlohmann::json(nullptr)}};
   }
 
   /// The history a restart's checkpoint stored; throws karman::Error when a series the case
@@ -675,6 +342,9 @@ class CaseRun {
     const nlohmann::json& residual = history.at("residual");
     m_residual = residual.is_null() ? std::numeric_limits<double>::infinity() : residual.get<double>();
     m_steady = history.at("steady").get<bool>();
+    // Checkpoints of the dense cases before the steady figure existed hold none (they need none).
+    const nlohmann::json figure = history.value("steady_figure", nlohmann::json());
+    m_figure = figure.is_null() ? std::numeric_limits<double>::quiet_NaN() : figure.get<double>();
   }
 
   /// Reports a diverged state on rank 0; the run's exit code.
@@ -686,9 +356,12 @@ class CaseRun {
                   "%g) (accepted: 0 <= rho <= %g, |u_a| <= %g)",
                   static_cast<long long>(m_solver->steps()), d.x, d.y, d.z, d.rho, d.u[0], d.u[1], d.u[2],
                   max_sane_density, max_sane_velocity);
-    std::string message = "karman " + m_def.name + ": " + text + "; " +
-                          stability_advice(m_options.variant, m_solver->owned_box().is_slab() && !m_setup.force_field &&
-                                                                  m_setup.immersed_body.empty());
+    std::string message =
+        "karman " + m_def.name + ": " + text + "; " +
+        (m_def.stability_advice.empty()
+             ? stability_advice(m_options.variant, m_solver->owned_box().is_slab() && !m_setup.force_field &&
+                                                       m_setup.immersed_body.empty())
+             : m_def.stability_advice);
     if (m_last_checkpoint_step >= 0) {
       message += "; the last good checkpoint (step " + std::to_string(m_last_checkpoint_step) + ") is kept";
     }
@@ -700,7 +373,7 @@ class CaseRun {
   /// --checkpoint-interval.
   static constexpr unsigned stop_flag = 1, interval_flag = 2;
   unsigned poll() const {
-    unsigned local = stop_signal != 0 ? stop_flag : 0;
+    unsigned local = stop_signal_received() != 0 ? stop_flag : 0;
     if (m_ranks.root() && m_options.checkpoint_interval > 0 &&
         seconds_since(m_last_checkpoint_time) >= m_options.checkpoint_interval) {
       local |= interval_flag;
@@ -722,14 +395,28 @@ class CaseRun {
 
   static long next_multiple(long step, long every) { return (step / every + 1) * every; }
 
+  /// Voxels a step updates over all ranks: the case's count, or the box.
+  double updated_voxels() const {
+    return m_def.updated_voxels > 0 ? m_def.updated_voxels : double(m_setup.global.size());
+  }
+
+  /// The residual of a case's steady figure: its relative change since the last check (infinite
+  /// at the first check, and while the figure is 0).
+  double figure_change(double now) {
+    const double before = m_figure;
+    m_figure = now;
+    if (!std::isfinite(before) || now == 0) return std::numeric_limits<double>::infinity();
+    return std::fabs(now - before) / std::fabs(now);
+  }
+
   /// The time steps until the target or a steady state; 0, or the exit code that ends the run
   /// early (divergence, stop signal).
   int loop() {
     const lbm::OwnedBox box = m_solver->owned_box();
-    const double global_voxels = double(m_setup.global.size());
+    const double global_voxels = updated_voxels();
     // After a restart on a check step the monitor's snapshot is the one the interrupted run held,
     // so the residuals of later checks are the interrupted run's too.
-    if (!m_candidates.empty() && m_first_step % m_check_every == 0) {
+    if (!m_candidates.empty() && m_first_step % m_check_every == 0 && !m_def.steady_figure) {
       (void)m_monitor.update(flatten(m_solver->moments()));
     }
     auto last_progress = clock::now();
@@ -797,9 +484,13 @@ class CaseRun {
         const Divergence d = find_divergence(m_ranks, m, box);
         if (d.found) return diverged(d);
         if (check) {
-          const auto u = flatten(m);
           const double before = m_residual;
-          m_residual = global_residual(m_ranks, m_monitor.update(u), u);
+          if (m_def.steady_figure) {
+            m_residual = figure_change(m_def.steady_figure(m));
+          } else {
+            const auto u = flatten(m);
+            m_residual = global_residual(m_ranks, m_monitor.update(u), u);
+          }
           m_steady = m_options.until_steady > 0 && m_residual < m_options.until_steady;
           // The residual of a steady-state run decays about exponentially: its last two values
           // say how many steps remain to the tolerance (the ETA of the progress line).
@@ -815,7 +506,7 @@ class CaseRun {
         if (checkpoint) write_checkpoint_now();
       }
       if (stop_now) {
-        const int signal = int(m_ranks.max(double(stop_signal)));
+        const int signal = int(m_ranks.max(double(stop_signal_received())));
         if (m_ranks.root() && checkpoint) {
           std::fprintf(stderr,
                        "karman: stopped by %s after step %ld; checkpoint written to %s/checkpoints. Continue with "
@@ -834,8 +525,9 @@ class CaseRun {
         last_progress = clock::now();
         const double mlups = global_voxels * double(step - m_first_step) / m_compute_seconds / 1e6;
         const double seconds_per_step = m_compute_seconds / double(step - m_first_step);
-        std::printf("  step %8ld  %9.1f MLUPS  residual %s  %s\n", step, mlups, residual_text(m_residual).c_str(),
-                    eta_text(step, seconds_per_step, tolerance_step).c_str());
+        const std::string note = m_def.progress_note ? "  " + m_def.progress_note(m_figure) : std::string();
+        std::printf("  step %8ld  %9.1f MLUPS  residual %s%s  %s\n", step, mlups, residual_text(m_residual).c_str(),
+                    note.c_str(), eta_text(step, seconds_per_step, tolerance_step).c_str());
         std::fflush(stdout);
       }
     }
@@ -846,7 +538,7 @@ class CaseRun {
   /// Final fields (the writer's file, then the global fields on rank 0 for the case's outputs),
   /// summary.json; the exit code.
   int finish() {
-    const double global_voxels = double(m_setup.global.size());
+    const double global_voxels = updated_voxels();
     const auto final_moments = m_solver->moments();
     const Divergence final_check = find_divergence(m_ranks, final_moments, m_solver->owned_box());
     if (final_check.found) return diverged(final_check);
@@ -889,7 +581,7 @@ class CaseRun {
   /// summary.json but for the case's own entries and the fields' fingerprint (collective under
   /// MPI: the ranks' exchange counters are gathered).
   nlohmann::json summary_json(double mass, double mlups) const {
-    const double global_voxels = double(m_setup.global.size());
+    const double global_voxels = updated_voxels();
     nlohmann::json summary;
     summary["case"] = m_def.name;
     summary["parameters"] = m_def.parameters;
@@ -912,8 +604,10 @@ class CaseRun {
     summary["extents"] = {m_setup.global.nx, m_setup.global.ny, m_setup.global.nz};
     // Ranks along x, y, z: 1x1xN (1xN in 2D) for slabs, the --ranks-per-axis grid for blocks.
     const lbm::OwnedBox box = m_solver->owned_box();
-    summary["decomposition"] = {{"kind", m_setup.process_grid[0] > 0 ? "blocks" : "slabs"},
-                                {"process_grid", {box.grid[0], box.grid[1], box.grid[2]}}};
+    const char* kind = m_def.grid == lbm::CompiledGrid::block_sparse ? "block_planes"
+                       : m_setup.process_grid[0] > 0                 ? "blocks"
+                                                                     : "slabs";
+    summary["decomposition"] = {{"kind", kind}, {"process_grid", {box.grid[0], box.grid[1], box.grid[2]}}};
     summary["steps_run"] = m_solver->steps();
     summary["steady"] = m_steady;
     summary["final_residual"] = std::isfinite(m_residual) ? nlohmann::json(m_residual) : nlohmann::json(nullptr);
@@ -930,7 +624,7 @@ class CaseRun {
     summary["checkpoints"] = {{"written", m_checkpoints_written},
                               {"seconds", m_checkpoint_seconds},
                               {"bytes_each", m_checkpoint_bytes},
-                              {"bytes_per_voxel", m_checkpoint_bytes / global_voxels}};
+                              {"bytes_per_voxel", m_checkpoint_bytes / double(m_setup.global.size())}};
     if (!m_restarted_from.is_null()) summary["restarted_from"] = m_restarted_from;
     add_provenance(summary);
 #if KARMAN_ENABLE_MPI
@@ -994,6 +688,8 @@ class CaseRun {
   std::unique_ptr<io::FieldWriter> m_writer;  ///< none with --no-fields
   long m_first_step = 0;
   lbm::SteadyStateMonitor m_monitor;
+  double m_figure = std::numeric_limits<double>::quiet_NaN();  ///< the case's steady figure at the last check
+  std::vector<std::vector<double>> m_extra_values;             ///< the case's extra fields on this rank's box
   double m_residual = std::numeric_limits<double>::infinity();
   bool m_steady = false;
   double m_compute_seconds = 0, m_run_seconds = 0;

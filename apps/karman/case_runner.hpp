@@ -4,11 +4,13 @@
 /// write fields, then hand the final global fields to the case for its own outputs and write
 /// summary.json.
 
+#include "global_fields.hpp"
 #include "run_options.hpp"
 
 #include <karman/comm/ranks.hpp>
 #include <karman/io/output_directory.hpp>
 #include <karman/lbm/flow_solver.hpp>
+#include <karman/lbm/solver_factory.hpp>
 #include <karman/lbm/solver_setup.hpp>
 
 #include <nlohmann/json.hpp>
@@ -17,20 +19,22 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace karman::app {
 
-/// The final density and velocity of the whole box on rank 0, in (z, y, x) order, x fastest.
-struct GlobalFields {
-  Extents extents;
-  std::vector<double> rho, ux, uy, uz;
-  /// Linear index of (x, y, z).
-  std::size_t at(int x, int y, int z) const { return std::size_t(extents.index(x, y, z)); }
+/// A field a case writes besides density and velocity (e.g. a solid marker): its name and its
+/// values on this rank's owned box, in box order (OwnedBox, x fastest).
+struct ExtraField {
+  std::string name;
+  std::function<std::vector<double>(const lbm::OwnedBox& box)> values;
 };
 
 /// A case: its solver setup, where its box sits in space, and what it writes besides fields.
+/// The members after `finish` are for cases on another grid than the dense box (porous media
+/// on the block-sparse grid); their defaults are the dense box's.
 struct CaseDefinition {
   std::string name;              ///< subcommand name, e.g. "cavity"
   lbm::SolverSetup setup;        ///< the solver setup (variant filled from options)
@@ -47,6 +51,31 @@ struct CaseDefinition {
   std::map<std::string, std::vector<double>*> history;
   /// Case outputs from the final fields, on rank 0; adds its figures to `summary`.
   std::function<void(const GlobalFields&, const std::filesystem::path& dir, nlohmann::json& summary)> finish;
+
+  /// The grid whose compiled variants the run needs (lbm::require_compiled); empty: slabs, or
+  /// Cartesian blocks with --ranks-per-axis.
+  std::optional<lbm::CompiledGrid> grid;
+  /// Builds the solver (collectively checked by the runner); empty: lbm::make_solver.
+  std::function<std::unique_ptr<lbm::FlowSolver>(const lbm::SolverSetup&)> make_solver;
+  /// Refuses a run that would not fit in memory (throws karman::Error), called with the rank
+  /// count before anything is allocated; empty: the dense box's estimate.
+  std::function<void(int ranks)> check_memory;
+  /// Called on every rank once the solver is built and a restart loaded (collective calls
+  /// allowed), e.g. to sum figures of the grid over the ranks.
+  std::function<void(lbm::FlowSolver& solver)> started;
+  /// Voxels one step updates, summed over the ranks, for MLUPS; 0: every voxel of the box.
+  double updated_voxels = 0;
+  /// A figure of the whole flow from this rank's moments (in its owned box's order; collective)
+  /// whose relative change between checks is the steady-state residual; empty: the velocity
+  /// field's |u(t) - u(t-k)| / |u(t)|.
+  std::function<double(const lbm::MomentFields& moments)> steady_figure;
+  /// Text the progress line shows after the residual, e.g. the permeability so far, from the
+  /// steady figure of the last check (NaN before the first).
+  std::function<std::string(double steady_figure)> progress_note;
+  /// Fields written beside density and velocity.
+  std::vector<ExtraField> extra_fields;
+  /// What a diverged run can change; empty: the dense cases' advice (--re, resolution, collision).
+  std::string stability_advice;
 };
 
 /// A remaining time for progress lines: seconds, minutes or hours.
