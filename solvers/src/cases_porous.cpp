@@ -43,7 +43,7 @@ SolverSetup porous_setup(std::shared_ptr<const geometry::VoxelImage> image, cons
   }
   const bool pressure = p.drive == PorousDrive::pressure;
   if (!pressure && (!std::isfinite(p.force) || p.force == 0.0)) {
-    throw Error(std::string(where) + ": --force " + fmt(p.force) + " must be a finite number other than 0");
+    throw Error(std::string(where) + ": --body-force " + fmt(p.force) + " must be a finite number other than 0");
   }
   if (pressure && !(p.delta_rho > 0 && p.delta_rho <= max_delta_rho)) {
     throw Error(std::string(where) + ": --delta-rho " + fmt(p.delta_rho) + " out of range (0, " + fmt(max_delta_rho) +

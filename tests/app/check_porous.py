@@ -61,7 +61,7 @@ def check_summary(out, label, extra=()):
 
 with tempfile.TemporaryDirectory() as tmp:
     run(["porous", "--help"], must_contain=["--porosity", "--seed", "--array", "--solid-fraction", "--geometry",
-                                            "--dims", "--dataset", "--tau", "--force", "--grouping", "--until-steady",
+                                            "--dims", "--dataset", "--tau", "--body-force", "--grouping", "--until-steady",
                                             "--sides", "--overwrite", "--drive", "--delta-rho"])
 
     # A simple-cubic array: K near Zick & Homsy's 4.292 already at a cell of 16 voxels
@@ -117,7 +117,7 @@ with tempfile.TemporaryDirectory() as tmp:
         if abs(s["permeability_lattice"] / exact - 1) > 1e-3:
             failures.append(f"pressure slit: k = {s['permeability_lattice']} voxel^2, plane Poiseuille gives {exact}")
         p = s.get("pressure", {})
-        # Without --delta-rho the drop is --force's equivalent, 3 g (nx - 1), and the measured inlet and
+        # Without --delta-rho the drop is --body-force's equivalent, 3 g (nx - 1), and the measured inlet and
         # outlet planes hold the imposed densities.
         if s.get("drive") != "pressure" or abs(p.get("delta_rho", 0) / (3e-6 * (n - 1)) - 1) > 1e-9:
             failures.append(f"pressure slit: drive {s.get('drive')}, pressure {p}")
@@ -192,11 +192,11 @@ with tempfile.TemporaryDirectory() as tmp:
         (["--n", "4"], "--n = 4 out of range [8, 4096]"),
         (["--radius", "40", "--n", "32"], "--radius 40 out of range [1, 16]"),
         (["--tau", "0.5"], "--tau 0.5 out of range [0.501, 100]"),
-        (["--force", "0"], "--force 0 must be a finite number other than 0"),
+        (["--body-force", "0"], "--body-force 0 must be a finite number other than 0"),
         (["--drive", "pressure", "--delta-rho", "0"], "--delta-rho 0 out of range (0, 0.1]"),
         (["--drive", "pressure", "--delta-rho", "0.5"], "--delta-rho 0.5 out of range (0, 0.1]"),
         (["--drive", "pressure", "--delta-rho", "-0.01"], "--delta-rho -0.01 out of range (0, 0.1]"),
-        (["--drive", "pressure", "--force", "0.01"], "--force 0.01 over 64 voxels means --delta-rho 1.89, out of range (0, 0.1]"),
+        (["--drive", "pressure", "--body-force", "0.01"], "--body-force 0.01 over 64 voxels means --delta-rho 1.89, out of range (0, 0.1]"),
         (["--delta-rho", "0.001"], "--delta-rho 0.001 needs --drive pressure"),
         (["--drive", "wind"], "wind"),
         (["--memory-limit", "1e6"], "more than the 1 MB of --memory-limit"),

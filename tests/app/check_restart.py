@@ -8,8 +8,6 @@ next check with its voxel (in FP16C storage, which saturates it, too) and nothin
 from it; --max-steps before --until-steady exits 4; a cylinder's force history continues through
 a restart, and a run killed after its last checkpoint gets its outputs from a restart.
 Usage: check_restart.py KARMAN [MPIEXEC]"""
-import glob
-import json
 import os
 import signal
 import subprocess
@@ -17,41 +15,12 @@ import sys
 import tempfile
 import time
 
+from run_control import Checks, kill_after_checkpoint, manifests, summary, terminate_when_running
+
 KARMAN = sys.argv[1]
 MPIEXEC = sys.argv[2] if len(sys.argv) > 2 else None
-failures = []
-
-
-def command(args, ranks=1):
-    if ranks == 1:
-        return [KARMAN] + args
-    return [MPIEXEC, "-np", str(ranks), "--oversubscribe", KARMAN] + args
-
-
-def run(args, ranks=1, expect=0, must_contain=()):
-    proc = subprocess.run(command(args, ranks), capture_output=True, text=True, timeout=300)
-    text = proc.stdout + proc.stderr
-    ok = proc.returncode == expect and all(s in text for s in must_contain)
-    print(f"{'ok  ' if ok else 'FAIL'} exit {proc.returncode} (want {expect}): {' '.join(command(args, ranks))}")
-    if not ok:
-        print(text)
-        failures.append(" ".join(args))
-    return proc
-
-
-def summary(directory):
-    path = os.path.join(directory, "summary.json")
-    return json.load(open(path)) if os.path.exists(path) else {}
-
-
-def manifests(directory):
-    return sorted(glob.glob(os.path.join(directory, "checkpoints", "step_*", "manifest.json")))
-
-
-def expect(condition, what):
-    print(f"{'ok  ' if condition else 'FAIL'} {what}")
-    if not condition:
-        failures.append(what)
+checks = Checks(KARMAN, MPIEXEC)
+command, run, expect = checks.command, checks.run, checks.expect
 
 
 # Entries of summary.json that describe how a run went (time, checkpoints written, where it
@@ -73,46 +42,6 @@ def same_results(a, b):
     return bool(summary(a)) and results(summary(a)) == results(summary(b)) and csv[0] is not None and csv[0] == csv[1]
 
 
-def descendants(pid):
-    """Process ids below `pid` (mpiexec's ranks), from /proc."""
-    found = []
-    for task in glob.glob(f"/proc/{pid}/task/*/children"):
-        try:
-            children = [int(c) for c in open(task).read().split()]
-        except OSError:
-            continue
-        for child in children:
-            found += [child] + descendants(child)
-    return found
-
-
-def alive(pid):
-    try:
-        return "zombie" not in open(f"/proc/{pid}/status").read()
-    except OSError:
-        return False
-
-
-def kill_after_checkpoint(args, directory, ranks=1):
-    """Starts a run, waits for its first complete checkpoint, then SIGKILLs every process of it
-    (the ranks first, as a node failure would, then the launcher) and waits until none is left."""
-    proc = subprocess.Popen(command(args, ranks), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while not manifests(directory) and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.02)
-    victims = descendants(proc.pid)
-    for pid in victims:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    proc.kill()
-    proc.wait()
-    while any(alive(pid) for pid in victims):
-        time.sleep(0.05)
-    return proc.returncode
-
-
 with tempfile.TemporaryDirectory() as tmp:
     # Bitwise continuation after kill -9: the straight run and the killed-then-restarted run end
     # with the same field fingerprint and step count.
@@ -128,7 +57,8 @@ with tempfile.TemporaryDirectory() as tmp:
         straight = os.path.join(tmp, "straight_" + tag)
         run(base + variant + ["--output", straight], ranks)
         killed = os.path.join(tmp, "killed_" + tag)
-        kill_after_checkpoint(base + variant + ["--checkpoint-every", "500", "--output", killed], killed, ranks)
+        kill_after_checkpoint(command(base + variant + ["--checkpoint-every", "500", "--output", killed], ranks),
+                              killed)
         expect(manifests(killed) and not os.path.exists(os.path.join(killed, "summary.json")),
                f"{tag}: killed mid-run with a checkpoint and no summary")
         run(base + variant + ["--checkpoint-every", "500", "--output", killed, "--restart", "latest"], ranks,
@@ -153,36 +83,16 @@ with tempfile.TemporaryDirectory() as tmp:
     # SIGTERM: the run finishes its step, writes a checkpoint, says how to continue, exits 143.
     term = os.path.join(tmp, "term")
     long_run = ["cavity", "--n", "48", "--re", "400", "--pattern", "aa", "--output", term]
-    proc = subprocess.Popen([KARMAN] + long_run + ["--steps", "10000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # The run records stop signals before it creates its output directory: once that exists, a
-    # SIGTERM is the run's to handle, however slowly the machine started the process.
-    deadline = time.time() + 120
-    while not os.path.isdir(term) and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.5)
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=60)
-    expect(proc.returncode == 143 and "--restart latest" in err, f"SIGTERM: exit {proc.returncode}, hint given")
-    expect(len(manifests(term)) == 1, "SIGTERM: one checkpoint written")
-    if manifests(term):
-        step = json.load(open(manifests(term)[0]))["step"]
-        expect(step % 2 == 0, f"SIGTERM: AA checkpoint at an even step ({step})")
-        run(long_run + ["--steps", str(step + 20), "--restart", "latest", "--quiet"])
-        expect(summary(term).get("steps_run") == step + 20, "SIGTERM: the restart completes")
+    checks.check_sigterm(long_run, term)
 
     if MPIEXEC:
         # mpiexec forwards SIGTERM to the ranks, which agree at a step boundary and checkpoint together.
         term3 = os.path.join(tmp, "term3")
-        proc = subprocess.Popen(command(["cavity", "--n", "48", "--steps", "10000000", "--quiet", "--output", term3], 3),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 120
-        while not os.path.isdir(term3) and proc.poll() is None and time.time() < deadline:
-            time.sleep(0.02)
-        time.sleep(1.0)  # every rank past its own set-up
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-        expect(proc.returncode != 0 and "stopped by SIGTERM" in err and len(manifests(term3)) == 1,
-               f"SIGTERM to mpiexec, 3 ranks: exit {proc.returncode}, one checkpoint")
+        # settle: every rank past its own set-up.
+        code, out, err = terminate_when_running(
+            command(["cavity", "--n", "48", "--steps", "10000000", "--quiet", "--output", term3], 3), term3, settle=1.0)
+        expect(code != 0 and "stopped by SIGTERM" in err and len(manifests(term3)) == 1,
+               f"SIGTERM to mpiexec, 3 ranks: exit {code}, one checkpoint")
 
     # --checkpoint-interval: rank 0's clock decides, the ranks agree at a step boundary. The run is
     # watched until it has written three (however fast the machine), then stopped with SIGTERM.
@@ -306,7 +216,4 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(results(summary(whole)) == results(reference) and same_results(whole, parts),
            "cylinder: a restart from the last step's checkpoint writes the missing summary and forces.csv")
 
-print(f"{len(failures)} failed" if failures else "all passed")
-for f in failures:
-    print("  FAILED:", f)
-sys.exit(1 if failures else 0)
+checks.finish()
