@@ -213,9 +213,15 @@ MemoryNeed memory_need(const lbm::SolverSetup& setup) {
   return m;
 }
 
+/// The memory estimate of a run and what it was compared with.
+struct MemoryCheck {
+  MemoryBudget budget;
+  MemoryNeed need;
+};
+
 /// Prints the memory estimate of the run on rank 0 and refuses one that does not fit its share of
-/// the budget (throws karman::Error); nothing is allocated.
-void check_porous_memory(const PorousOptions& o, const lbm::SolverSetup& setup, int ranks, bool root) {
+/// the budget (throws karman::Error); nothing is allocated. Returns the estimate for summary.json.
+MemoryCheck check_porous_memory(const PorousOptions& o, const lbm::SolverSetup& setup, int ranks, bool root) {
   const MemoryBudget budget = memory_budget(o);
   // On several ranks each holds about its share of the blocks (and two halo block planes), so
   // the share is what is compared with the memory there.
@@ -256,6 +262,7 @@ void check_porous_memory(const PorousOptions& o, const lbm::SolverSetup& setup, 
                 " of host memory (the construction's host tables, checkpoints and the output fields), more than the " +
                 readable_bytes(host_available) + " available; use more ranks or a smaller sample");
   }
+  return {budget, need};
 }
 
 /// The case as checked input: the sample, the flow and the solver setup.
@@ -328,10 +335,10 @@ PorousCase check_input(const PorousOptions& o, bool root) {
   return c;
 }
 
-/// What the hooks of the case share over the run: the block-sparse solver and its grid's
-/// figures summed over the ranks.
+/// What the hooks of the case share over the run: the memory estimate its check made, and the
+/// grid's figures summed over the ranks.
 struct PorousRun {
-  lbm::SparseFlowSolver* solver = nullptr;  ///< owned by the run loop
+  MemoryCheck memory;
   int ranks = 1;
   double blocks = 0, boundary_blocks = 0, stored_voxels = 0, population_bytes = 0;
 };
@@ -392,8 +399,8 @@ void finish_porous(const PorousOptions& o, const PorousCase& c, const PorousRun&
                                {"drag_K", lbm::cases::simple_cubic_drag(darcy, o.n, fraction)},
                                {"drag_K_sangani_acrivos_series", lbm::cases::sangani_acrivos_drag(fraction)}};
   }
-  const MemoryBudget budget = memory_budget(o);
-  const MemoryNeed need = memory_need(c.setup);
+  const MemoryBudget& budget = run.memory.budget;
+  const MemoryNeed& need = run.memory.need;
   const lbm::SparseMemoryEstimate& est = need.estimate;
   summary["memory"] = {{"bytes_total", need.total},
                        {"bytes_per_fluid_voxel", est.bytes_per_fluid_voxel()},
@@ -456,19 +463,20 @@ CaseDefinition porous_definition(const PorousOptions& o, const std::shared_ptr<c
                     {"delta_rho", c->pressure ? c->flow.delta_rho : 0.0}};
   def.grid = lbm::CompiledGrid::block_sparse;
   const auto grouping = o.grouping == "bitmask" ? BlockGrouping::bitmask : BlockGrouping::memory;
-  def.make_solver = [run, grouping](const lbm::SolverSetup& setup) -> std::unique_ptr<lbm::FlowSolver> {
-    auto solver = lbm::make_sparse_solver(setup, grouping);
-    run->solver = solver.get();
-    return solver;
+  def.make_solver = [grouping](const lbm::SolverSetup& setup) -> std::unique_ptr<lbm::FlowSolver> {
+    return lbm::make_sparse_solver(setup, grouping);
   };
-  def.check_memory = [o, c, &ranks](int count) { check_porous_memory(o, c->setup, count, ranks.root()); };
+  def.check_memory = [o, c, run, &ranks](int count) {
+    run->memory = check_porous_memory(o, c->setup, count, ranks.root());
+  };
   def.updated_voxels = fluid;
-  def.started = [run, c, image, &ranks](lbm::FlowSolver&) {
+  def.started = [run, c, image, &ranks](lbm::FlowSolver& solver) {
+    const auto& sparse = dynamic_cast<const lbm::SparseFlowSolver&>(solver);  // make_solver's
     run->ranks = ranks.size();
-    run->blocks = ranks.sum(double(run->solver->block_count()));
-    run->boundary_blocks = ranks.sum(double(run->solver->boundary_block_count()));
-    run->stored_voxels = ranks.sum(double(run->solver->voxel_count()));
-    run->population_bytes = ranks.sum(double(run->solver->population_bytes()));
+    run->blocks = ranks.sum(double(sparse.block_count()));
+    run->boundary_blocks = ranks.sum(double(sparse.boundary_block_count()));
+    run->stored_voxels = ranks.sum(double(sparse.voxel_count()));
+    run->population_bytes = ranks.sum(double(sparse.population_bytes()));
     if (!ranks.root()) return;
     std::printf("  %s sample, porosity %.4f, %.0f stored blocks (%.0f boundary), nu %.6g, ", c->sample.kind.c_str(),
                 image->porosity(), run->blocks, run->boundary_blocks, lbm::cases::viscosity(c->flow));
