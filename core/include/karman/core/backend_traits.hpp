@@ -7,6 +7,14 @@
 
 #include <string>
 
+/// 1 in the device pass of a GPU compiler (nvcc's or hipcc's), 0 on the host: for the few device
+/// functions whose best form differs between a GPU thread and a vectorising CPU core.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define KARMAN_DEVICE_PASS 1
+#else
+#define KARMAN_DEVICE_PASS 0
+#endif
+
 /// Fully unroll the next loop (its trip count is a compile-time constant): keeps per-voxel
 /// population arrays in registers on GPUs and lets the host compiler vectorise.
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)

@@ -12,6 +12,7 @@
 #include <karman/core/memory_block.hpp>
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace karman {
@@ -26,11 +27,15 @@ namespace karman {
 /// is never sent, so messages keep Meneghin & Mahmoud's one block per neighbour.
 ///
 /// MaxGroups is compile-time so that the group table travels with the kernel by value (3 values
-/// per group). The group of a voxel is the last group beginning at or before it: up to 8 groups
-/// by comparing with every group's first voxel (independent comparisons, the slab's 4), past
-/// that by a branch-free binary search (a block's 53 groups: 6 steps, not 52 comparisons; with
-/// those, a 7-component stencil looking each access up ran 6.4 s against 2.3 s with one span
-/// per voxel, issue 55).
+/// per group). The group of a voxel is the last group beginning at or before it. On a CPU it is
+/// found by counting the group starts at or before the voxel, independent comparisons that the
+/// compiler vectorises (a binary search's dependent steps were 3 times slower), and past 8
+/// groups (a Cartesian block's 53) the largest group, a block's interior, is tried first with
+/// one comparison, so the lookups of a sweep, nearly all in the interior, do not grow with the
+/// group count. A GPU thread vectorises nothing: past 8 groups the device pass keeps the binary
+/// search, since the count inlined at each of a stencil's 63 lookups a voxel ran at half its
+/// speed on the H200 and gave wrong values at 256^3 (docs/performance.md, "Disaggregated's
+/// group lookup").
 template <int MaxGroups>
 struct BasicDisaggregated {
   static_assert(MaxGroups >= 1 && MaxGroups <= GroupTable::capacity, "karman::BasicDisaggregated: 1..64 groups");
@@ -62,6 +67,14 @@ struct BasicDisaggregated {
       }
       m_storage = start;
       m_voxels = voxels;
+      for (int g = 0; g < groups.size(); ++g) {
+        if (std::make_unsigned_t<index_t>(groups.range(g).size()) > m_largest_size) {
+          m_largest = g;
+          m_largest_begin = groups.range(g).begin;
+          m_largest_size = std::make_unsigned_t<index_t>(groups.range(g).size());
+          m_largest_span = {m_base[g], m_stride[g]};
+        }
+      }
     }
 
     /// Where the components of one group's voxels lie: component q of voxel v of the group is
@@ -72,24 +85,26 @@ struct BasicDisaggregated {
       index_t stride = 0;  ///< component stride of the group
     };
 
-    /// Group holding a voxel: the last group whose range starts at or before it
-    /// (branch-free; empty groups share their begin with the next group and are skipped).
+    /// Group holding a voxel: the last group whose range starts at or before it (empty groups
+    /// share their begin with the next group and are counted past).
     KOKKOS_INLINE_FUNCTION int group_of(index_t voxel) const {
-      int g = 0;
-      if constexpr (MaxGroups <= 8) {
-        KARMAN_UNROLL
-        for (int k = 1; k < MaxGroups; ++k) g += int(voxel >= m_begin[k]);
-      } else {
-        // m_begin[g] <= voxel holds throughout; each step halves the groups left after g.
-        KARMAN_UNROLL
-        for (int n = MaxGroups; n > 1; n -= n / 2) g = voxel >= m_begin[g + n / 2] ? g + n / 2 : g;
+      if constexpr (MaxGroups > 8 && KARMAN_DEVICE_PASS) {
+        return searched_group(voxel);
+      } else if constexpr (MaxGroups > 8) {
+        if (in_largest(voxel)) return m_largest;
       }
-      return g;
+      return counted_group(voxel);
     }
     /// The span of the group holding `voxel`.
     KOKKOS_INLINE_FUNCTION group_span span_of(index_t voxel) const {
-      const int g = group_of(voxel);
-      return {m_base[g], m_stride[g]};
+      if constexpr (MaxGroups > 8 && !KARMAN_DEVICE_PASS) {
+        if (in_largest(voxel)) return m_largest_span;
+        const int g = counted_group(voxel);
+        return {m_base[g], m_stride[g]};
+      } else {
+        const int g = group_of(voxel);
+        return {m_base[g], m_stride[g]};
+      }
     }
     /// Storage offset of component `comp` of `voxel`, which lies in the group of `span`.
     KOKKOS_INLINE_FUNCTION index_t offset(const group_span& span, index_t voxel, int comp) const {
@@ -115,20 +130,46 @@ struct BasicDisaggregated {
     }
 
    private:
+    /// Whether `voxel` lies in the largest group: one unsigned comparison, a voxel before the
+    /// group wrapping past its size.
+    KOKKOS_INLINE_FUNCTION bool in_largest(index_t voxel) const {
+      return std::make_unsigned_t<index_t>(voxel - m_largest_begin) < m_largest_size;
+    }
+    /// The group of `voxel` by a binary search of the group starts (6 steps for 53 groups):
+    /// m_begin[g] <= voxel holds throughout, each step halving the groups left after g.
+    KOKKOS_INLINE_FUNCTION int searched_group(index_t voxel) const {
+      int g = 0;
+      KARMAN_UNROLL
+      for (int n = MaxGroups; n > 1; n -= n / 2) g = voxel >= m_begin[g + n / 2] ? g + n / 2 : g;
+      return g;
+    }
+    /// The group of `voxel` by counting the group starts at or before it.
+    KOKKOS_INLINE_FUNCTION int counted_group(index_t voxel) const {
+      int g = 0;
+      KARMAN_UNROLL
+      for (int k = 1; k < MaxGroups; ++k) g += int(voxel >= m_begin[k]);
+      return g;
+    }
+
     int m_components = 0;
     index_t m_storage = 0;
     index_t m_voxels = 0;
     index_t m_begin[MaxGroups] = {};  ///< groups are consecutive: group g ends where g + 1 begins
     index_t m_stride[MaxGroups] = {};
     index_t m_base[MaxGroups] = {};
+    int m_largest = 0;  ///< the group with the most voxels, looked up first past 8 groups
+    index_t m_largest_begin = 0;
+    std::make_unsigned_t<index_t> m_largest_size = 0;
+    group_span m_largest_span{};
   };
 };
 
 /// The Disaggregated layout of any partition: a slab's 5 groups, a Cartesian block's up to 53.
 using Disaggregated = BasicDisaggregated<max_partition_groups>;
 /// The Disaggregated layout of a slab (SlabPartition, or a block cut along the slab axis only):
-/// 5 groups, looked up by 4 independent comparisons instead of 6 dependent steps, and a ninth
-/// of Disaggregated's by-value size, for kernels that never see a block.
+/// 5 groups, looked up by 4 comparisons (no largest-group test, which would be a branch for
+/// the few shared and halo planes' sake), and a ninth of Disaggregated's by-value size, for
+/// kernels that never see a block.
 using SlabDisaggregated = BasicDisaggregated<5>;
 
 }  // namespace karman
