@@ -21,6 +21,7 @@
 #include <karman/core/slab_halo_plan.hpp>
 #include <karman/lbm/dense_partition.hpp>
 #include <karman/lbm/flow_solver.hpp>
+#include <karman/lbm/owned_box_copies.hpp>
 #include <karman/lbm/pattern.hpp>
 #include <karman/lbm/solver_setup.hpp>
 #include <karman/lbm/stream_collide.hpp>
@@ -146,12 +147,6 @@ class SolverCore : public FlowSolver {
   using execution_space = typename MemorySpace::execution_space;
   using exchanger_type = HaloExchanger<field_type>;
 
-  /// A caller's host buffer of (voxel, population) values, seen as a view; buffers from
-  /// operator new or std::vector are aligned for any storage type.
-  template <class Value>
-  using HostPopulations =
-      Kokkos::View<Value**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
   void advance(int n) override {
     const bool exchange_first = forces_read_halos();
     // The overlapped step fills the walls itself, on its interior instance (overlapped_step()).
@@ -188,22 +183,8 @@ class SolverCore : public FlowSolver {
     } else {
       compute_moments<StepKind::aa_even>(out);
     }
-    if (m_box_order.extent(0) == 0) return out;
-    // A block's owned voxels in owned_box() order. Here, not in a private helper: CUDA's
-    // extended lambdas must not sit in a private or protected member function.
-    const index_t n = owned.size();
-    MomentFields ordered{Kokkos::View<double*>("karman::rho", n),
-                         Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", n, 3)};
-    const auto order = m_box_order;
-    const execution_space in_order;
-    Kokkos::parallel_for(
-        "karman::moments_in_box_order", Kokkos::RangePolicy<execution_space>(in_order, 0, n),
-        KOKKOS_LAMBDA(const index_t v) {
-          ordered.rho(order(v)) = out.rho(v);
-          for (int d = 0; d < 3; ++d) ordered.u(order(v), d) = out.u(v, d);
-        });
-    compat::fence(in_order, "karman::moments_ordered");
-    return ordered;
+    if (m_owned_position.order.extent(0) == 0) return out;
+    return moments_in_box_order<execution_space>(out, owned.begin, owned, m_owned_position, owned.size());
   }
 
   double local_mass() override { return total_density(moments()); }
@@ -265,20 +246,7 @@ class SolverCore : public FlowSolver {
                   " is odd; populations are complete in the owned voxels after an even number of steps");
     }
     const VoxelRange owned = m_part.owned();
-    Kokkos::View<storage_type**, Kokkos::LayoutRight, MemorySpace> packed("karman::saved_populations", owned.size(),
-                                                                          L::Q);
-    // AA keeps population i in slot opposite(i) after an even step (see initialize()).
-    const field_type f = m_f[0];
-    const bool opposite_slots = m_pattern == Pattern::aa;
-    const auto order = m_box_order;
-    const bool reorder = order.extent(0) > 0;
-    Kokkos::parallel_for(
-        "karman::gather_populations", Kokkos::RangePolicy<execution_space>(0, owned.size()),
-        KOKKOS_LAMBDA(const index_t v) {
-          const index_t k = reorder ? order(v) : v;
-          for (int i = 0; i < L::Q; ++i) packed(k, i) = f(owned.begin + v, opposite_slots ? L::opposite(i) : i);
-        });
-    Kokkos::deep_copy(HostPopulations<storage_type>(reinterpret_cast<storage_type*>(out), owned.size(), L::Q), packed);
+    save_box_populations<L>(m_f[0], owned, m_owned_position, owned.size(), m_pattern == Pattern::aa, out);
   }
 
   void load_populations(const std::byte* in, std::int64_t steps) override {
@@ -287,34 +255,13 @@ class SolverCore : public FlowSolver {
                   " is odd; accepted: even counts");
     }
     const VoxelRange owned = m_part.owned();
-    Kokkos::View<storage_type**, Kokkos::LayoutRight, MemorySpace> packed("karman::loaded_populations", owned.size(),
-                                                                          L::Q);
-    Kokkos::deep_copy(
-        packed, HostPopulations<const storage_type>(reinterpret_cast<const storage_type*>(in), owned.size(), L::Q));
-    const field_type f = m_f[0];
-    const bool opposite_slots = m_pattern == Pattern::aa;
-    const auto order = m_box_order;
-    const bool reorder = order.extent(0) > 0;
-    Kokkos::parallel_for(
-        "karman::scatter_populations", Kokkos::RangePolicy<execution_space>(0, owned.size()),
-        KOKKOS_LAMBDA(const index_t v) {
-          const index_t k = reorder ? order(v) : v;
-          for (int i = 0; i < L::Q; ++i) f(owned.begin + v, opposite_slots ? L::opposite(i) : i) = packed(k, i);
-        });
-    Kokkos::fence();
+    load_box_populations<L>(m_f[0], owned, m_owned_position, owned.size(), m_pattern == Pattern::aa, in);
     m_steps = steps;
   }
 
   void save_flags(flag_t* out) const override {
     const VoxelRange owned = m_part.owned();
-    const auto flags = Kokkos::subview(m_flags, Kokkos::make_pair(std::size_t(owned.begin), std::size_t(owned.end)));
-    if (m_box_order_host.empty()) {
-      Kokkos::deep_copy(
-          Kokkos::View<flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out, owned.size()), flags);
-      return;
-    }
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags);
-    for (std::size_t v = 0; v < m_box_order_host.size(); ++v) out[m_box_order_host[v]] = host(v);
+    save_box_flags(m_flags, owned, m_owned_position, owned.size(), out);
   }
 
  protected:
@@ -338,12 +285,13 @@ class SolverCore : public FlowSolver {
       for (const StepKind k : {StepKind::ab_pull, StepKind::aa_odd, StepKind::aa_even})
         m_plans[int(k)] = HaloPlans<L>::of(k, m_part);
     }
-    m_box_order_host = owned_box_order(m_part);
-    if (!m_box_order_host.empty()) {
-      m_box_order = Kokkos::View<index_t*, MemorySpace>("karman::owned_box_order", m_box_order_host.size());
-      Kokkos::deep_copy(m_box_order,
-                        Kokkos::View<const index_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                            m_box_order_host.data(), m_box_order_host.size()));
+    m_owned_position.first = m_part.owned().begin;
+    const std::vector<index_t> order = owned_box_order(m_part);
+    if (!order.empty()) {
+      const Kokkos::View<index_t*, MemorySpace> table("karman::owned_box_order", order.size());
+      Kokkos::deep_copy(table, Kokkos::View<const index_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                   order.data(), order.size()));
+      m_owned_position.order = table;
     }
     m_f[0] = field_type("karman::populations_a", m_part.groups(), L::Q);
     if (m_pattern == Pattern::ab) m_f[1] = field_type("karman::populations_b", m_part.groups(), L::Q);
@@ -654,9 +602,8 @@ class SolverCore : public FlowSolver {
   typename neighbours_type::topology_type m_topology;  ///< what the kernels' neighbour accessor reads
   std::unique_ptr<exchanger_type> m_exchanger;
   HaloPlan m_plans[3];  ///< the exchange before a step of each StepKind, built once
-  /// owned_box_order(): on the device for moments and populations, on the host for flags.
-  Kokkos::View<index_t*, MemorySpace> m_box_order;
-  std::vector<index_t> m_box_order_host;
+  /// Where each owned voxel lies in owned_box(): for moments, populations and flags.
+  DenseOwnedPosition<MemorySpace> m_owned_position;
   bool m_overlap;
   Pattern m_pattern;
   bool m_forced;

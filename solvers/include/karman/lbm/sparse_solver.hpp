@@ -17,6 +17,7 @@
 #include <karman/core/for_each_block.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/layouts.hpp>
+#include <karman/lbm/owned_box_copies.hpp>
 #include <karman/lbm/solver_core.hpp>
 #include <karman/lbm/sparse_flow_solver.hpp>
 #include <karman/lbm/sparse_sample.hpp>
@@ -100,48 +101,6 @@ struct OwnedBoxPosition {
   }
 };
 
-/// Copies the block moments of the owned stored voxels into owned-box order.
-template <class Position>
-struct PlaceMoments {
-  Position at;
-  Kokkos::View<const double*> rho;
-  Kokkos::View<const double**, Kokkos::LayoutLeft> u;
-  Kokkos::View<double*> box_rho;
-  Kokkos::View<double**, Kokkos::LayoutLeft> box_u;
-
-  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
-    const index_t k = at(v);
-    if (k < 0) return;
-    box_rho(k) = rho(v);
-    for (int d = 0; d < 3; ++d) box_u(k, d) = u(v, d);
-  }
-};
-
-/// Copies the populations of the owned stored voxels into owned-box order (`load` false) or
-/// back (true), each population in lattice order: AA keeps population i in slot opposite(i)
-/// after an even step, as the dense solver (SolverCore::save_populations).
-template <class L, class Position, class FieldType, class Packed>
-struct BoxPopulations {
-  Position at;
-  FieldType f;
-  Packed packed;
-  bool opposite_slots = false;
-  bool load = false;
-
-  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
-    const index_t k = at(v);
-    if (k < 0) return;
-    for (int i = 0; i < L::Q; ++i) {
-      const int slot = opposite_slots ? L::opposite(i) : i;
-      if (load) {
-        f(v, slot) = packed(k, i);
-      } else {
-        packed(k, i) = f(v, slot);
-      }
-    }
-  }
-};
-
 /// Everything of a block-sparse solver that does not depend on its collision, pattern or
 /// force (runtime values here), instantiated once per (lattice, precision, layout) for every
 /// variant a unit compiles (as SolverCore for the dense box). SparseSolver derives from it and
@@ -194,16 +153,8 @@ class SparseSolverCore : public SparseFlowSolver {
   }
 
   MomentFields moments() override {
-    const MomentFields block = block_moments();
-    const OwnedBox box = owned_box();
-    MomentFields out{Kokkos::View<double*>("karman::rho", box.size()),
-                     Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", box.size(), 3)};
-    const execution_space space;
-    for_each("karman::sparse_moments_to_box", owned_voxels(), space,
-             PlaceMoments<OwnedBoxPosition<typename grid_type::view_type>>{owned_box_position(), block.rho, block.u,
-                                                                           out.rho, out.u});
-    compat::fence(space, "karman::sparse_moments_to_box_done");
-    return out;
+    return moments_in_box_order<execution_space>(block_moments(), 0, owned_voxels(), owned_box_position(),
+                                                 owned_box().size());
   }
 
   double local_mass() override { return total_density(block_moments()); }
@@ -238,13 +189,8 @@ class SparseSolverCore : public SparseFlowSolver {
       throw Error("karman::lbm::SparseSolver::save_populations: AA step count " + std::to_string(m_steps) +
                   " is odd; populations are complete in the owned voxels after an even number of steps");
     }
-    const index_t voxels = owned_box().size();
-    Kokkos::View<storage_type**, Kokkos::LayoutRight, MemorySpace> packed("karman::saved_populations", voxels, L::Q);
-    copy_populations(packed, false);
-    Kokkos::deep_copy(
-        Kokkos::View<storage_type**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-            reinterpret_cast<storage_type*>(out), voxels, L::Q),
-        packed);
+    save_box_populations<L>(m_f[0], owned_voxels(), owned_box_position(), owned_box().size(), m_pattern == Pattern::aa,
+                            out);
   }
 
   /// Takes save_populations' bytes back into the stored owned voxels (the rest is not stored).
@@ -253,33 +199,15 @@ class SparseSolverCore : public SparseFlowSolver {
       throw Error("karman::lbm::SparseSolver::load_populations: AA step count " + std::to_string(steps) +
                   " is odd; accepted: even counts");
     }
-    const index_t voxels = owned_box().size();
-    Kokkos::View<storage_type**, Kokkos::LayoutRight, MemorySpace> packed("karman::loaded_populations", voxels, L::Q);
-    Kokkos::deep_copy(packed, Kokkos::View<const storage_type**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                           Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                                  reinterpret_cast<const storage_type*>(in), voxels, L::Q));
-    copy_populations(packed, true);
+    load_box_populations<L>(m_f[0], owned_voxels(), owned_box_position(), owned_box().size(), m_pattern == Pattern::aa,
+                            in);
     m_steps = steps;
   }
 
   /// The flag words of the stored owned voxels; where no block is stored, a wall of id 0 (as the
   /// grid marks the inactive voxels of its blocks).
   void save_flags(flag_t* out) const override {
-    const OwnedBox box = owned_box();
-    std::fill(out, out + box.size(), outside_flag);
-    const auto words = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_flags);
-    constexpr int axis = grid_type::slab_axis;
-    const BlockRange owned = m_grid.owned_blocks();
-    for (block_index_t b = owned.begin; b < owned.end; ++b) {
-      const std::array<int, 3> origin = m_grid.origin(b);
-      for (int l = 0; l < grid_type::block_voxels; ++l) {
-        int c[3];
-        for (int a = 0; a < 3; ++a) c[a] = origin[a] + grid_type::shape_type::local_coordinate(l, a);
-        c[axis] -= box.begin[axis];
-        if (c[0] >= box.extents.nx || c[1] >= box.extents.ny || c[2] >= box.extents.nz) continue;
-        out[box.extents.index(c[0], c[1], c[2])] = words(grid_type::view_type::voxel_of(b, l));
-      }
-    }
+    save_box_flags(m_flags, owned_voxels(), owned_box_position(), owned_box().size(), out);
   }
 
   bool gpu_aware() const override { return m_exchanger && m_exchanger->gpu_aware(); }
@@ -384,17 +312,6 @@ class SparseSolverCore : public SparseFlowSolver {
     const OwnedBox box = owned_box();
     constexpr int axis = grid_type::slab_axis;
     return {m_grid.view(), box.extents, axis, box.begin[axis]};
-  }
-
-  /// save_populations' (load false) or load_populations' (true) copy between the lattice and
-  /// `packed`, (owned-box voxel, population).
-  template <class Packed>
-  void copy_populations(const Packed& packed, bool load) const {
-    const execution_space space;
-    for_each("karman::sparse_box_populations", owned_voxels(), space,
-             BoxPopulations<L, OwnedBoxPosition<typename grid_type::view_type>, field_type, Packed>{
-                 owned_box_position(), m_f[0], packed, m_pattern == Pattern::aa, load});
-    compat::fence(space, "karman::sparse_box_populations_done");
   }
 
   /// The kind of the next step: AB always pulls; AA alternates odd and even steps.
