@@ -5,7 +5,7 @@
 /// generated solver-variant units.
 
 #include <karman/core/layouts.hpp>
-#include <karman/core/periodic_exchange.hpp>
+#include <karman/lbm/setup_transport.hpp>
 #include <karman/lbm/solver.hpp>
 #include <karman/lbm/solver_variant.hpp>
 #include <karman/lbm/variants.hpp>
@@ -14,21 +14,8 @@
 #include <string>
 #include <type_traits>
 #include <utility>
-#if KARMAN_ENABLE_MPI
-#include <karman/comm/cartesian_decomposition.hpp>
-#include <karman/comm/mpi_halo_exchanger.hpp>
-#include <karman/comm/slab_decomposition.hpp>
-#endif
 
 namespace karman::lbm::detail {
-
-/// A rank's slab and the exchanger that fills its halos. Under MPI both come from one
-/// SlabDecomposition, so the solver's slab is the one the messages are built for.
-template <class FieldType>
-struct SlabAndExchanger {
-  SlabPartition partition;
-  std::unique_ptr<HaloExchanger<FieldType>> exchanger;  ///< null: the slab axis is closed and undivided
-};
 
 /// The instance an MPI exchanger packs, stages and unpacks on: its own, at the highest stream
 /// priority where the backend has priorities (compat::make_priority_instance), so that its
@@ -39,42 +26,14 @@ typename FieldType::execution_space exchange_instance() {
   return compat::make_priority_instance<typename FieldType::execution_space>();
 }
 
-/// The slab of `setup`'s rank and its halo exchanger: MPI between ranks, a local copy when one
-/// rank is periodic along the slab axis, none when the slab axis is closed and undivided.
-template <class FieldType>
-SlabAndExchanger<FieldType> make_slab(const SolverSetup& setup) {
-  const int slab_axis = setup.global.slab_axis();
-#if KARMAN_ENABLE_MPI
-  if (setup.ranks > 1) {
-    if (setup.communicator.size() == 1) {
-      throw Error("karman: " + std::to_string(setup.ranks) + " ranks need a communicator");
-    }
-    const comm::SlabDecomposition decomposition(
-        setup.global, setup.communicator.comm(),
-        setup.periodic[slab_axis] ? comm::SlabEnds::periodic : comm::SlabEnds::wall);
-    if (decomposition.rank() != setup.rank || decomposition.ranks() != setup.ranks) {
-      throw Error("karman: the setup names rank " + std::to_string(setup.rank) + " of " + std::to_string(setup.ranks) +
-                  ", its communicator rank " + std::to_string(decomposition.rank()) + " of " +
-                  std::to_string(decomposition.ranks()));
-    }
-    return {decomposition.partition(),
-            std::make_unique<comm::MpiHaloExchanger<FieldType>>(decomposition, setup.gpu_aware,
-                                                                exchange_instance<FieldType>(), setup.pack_halos)};
-  }
-#else
-  if (setup.ranks > 1) {
-    throw Error("karman: " + std::to_string(setup.ranks) + " ranks need a build with MPI (KARMAN_ENABLE_MPI=ON)");
-  }
-#endif
-  SlabPartition partition(setup.global, setup.rank, setup.ranks, 1, setup.periodic[slab_axis]);
-  if (setup.periodic[slab_axis]) return {partition, std::make_unique<PeriodicSelfExchanger<FieldType>>()};
-  return {partition, nullptr};
-}
-
 template <class L, class T, class Layout, class Collision, Pattern P, bool Forced, bool ForceField = false>
 std::unique_ptr<FlowSolver> build(const SolverSetup& setup) {
   using S = Solver<L, T, Layout, Collision, P, Forced, ForceField>;
-  auto slab = make_slab<typename S::field_type>(setup);
+  using F = typename S::field_type;
+  // One rank's local copy runs on the default instance with the kernels (SolverCore::step).
+  const auto space = setup.ranks > 1 ? exchange_instance<F>() : typename F::execution_space();
+  auto slab = comm::slab_and_exchanger<F>(setup.global, setup.periodic[std::size_t(setup.global.slab_axis())],
+                                          transport_of(setup), space);
   return std::make_unique<S>(setup, slab.partition, std::move(slab.exchanger));
 }
 
@@ -131,34 +90,19 @@ std::unique_ptr<FlowSolver> make_solver_variant(const SolverSetup& setup) {
   });
 }
 
-#if KARMAN_ENABLE_MPI
-/// A rank's block and the exchanger that fills its halos, both from one CartesianDecomposition
-/// of the setup's process grid. One process without a communicator exchanges with itself
-/// through MPI_COMM_SELF (a periodic slab axis: the halo the kernels read).
+/// A rank's block and the exchanger that fills its halos (halo_transport.hpp). The LBM's walls
+/// are solid voxels its flags mark, past a closed side too (cell_at, solver_setup.cpp): no
+/// population is read across a closed side, so whether the box wraps there is unobservable. An
+/// uncut axis other than the slab axis is then passed as periodic, which keeps it without a halo
+/// (the kernels wrap it, as on slabs): the topology, the messages and the kernels' speed stay
+/// those of a partition that did not know `periodic`.
 template <class FieldType>
-std::pair<CartesianPartition, std::unique_ptr<HaloExchanger<FieldType>>> make_block(const SolverSetup& setup) {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized) throw Error("karman: Cartesian blocks (--ranks-per-axis) need MPI initialised (MPI_Init)");
-  MPI_Comm comm = setup.ranks > 1 ? setup.communicator.comm() : MPI_COMM_SELF;
-  if (comm == MPI_COMM_NULL) throw Error("karman: " + std::to_string(setup.ranks) + " ranks need a communicator");
-  // The LBM's walls are solid voxels its flags mark, past a closed side too (cell_at,
-  // solver_setup.cpp): no population is read across a closed side, so whether the box wraps
-  // there is unobservable. An uncut axis other than the slab axis is then passed as periodic,
-  // which keeps it without a halo (the kernels wrap it, as on slabs): the topology, the
-  // messages and the kernels' speed stay those of a partition that did not know `periodic`.
+comm::PartitionAndExchanger<CartesianPartition, FieldType> make_block(const SolverSetup& setup) {
   std::array<bool, 3> periodic = setup.periodic;
   for (int a = 0; a < 3; ++a)
     if (setup.process_grid[std::size_t(a)] == 1 && a != setup.global.slab_axis()) periodic[std::size_t(a)] = true;
-  const comm::CartesianDecomposition decomposition(setup.global, comm, setup.process_grid, periodic);
-  if (decomposition.rank() != setup.rank || decomposition.ranks() != setup.ranks) {
-    throw Error("karman: the setup names rank " + std::to_string(setup.rank) + " of " + std::to_string(setup.ranks) +
-                ", its communicator rank " + std::to_string(decomposition.rank()) + " of " +
-                std::to_string(decomposition.ranks()));
-  }
-  return {decomposition.partition(),
-          std::make_unique<comm::MpiHaloExchanger<FieldType>>(decomposition, setup.gpu_aware,
-                                                              exchange_instance<FieldType>(), setup.pack_halos)};
+  return comm::block_and_exchanger<FieldType>(setup.global, setup.process_grid, periodic, transport_of(setup),
+                                              exchange_instance<FieldType>());
 }
 
 /// The block solver of one collision and pattern, with or without the Guo force terms.
@@ -166,8 +110,8 @@ template <class L, class T, class Layout, class Collision, Pattern P, bool Force
 std::unique_ptr<FlowSolver> build_on_blocks(const SolverSetup& setup) {
   using S = Solver<L, T, Layout, Collision, P, Forced, false, Kokkos::DefaultExecutionSpace::memory_space,
                    CartesianPartition>;
-  auto [partition, exchanger] = make_block<typename S::field_type>(setup);
-  return std::make_unique<S>(setup, partition, std::move(exchanger));
+  auto block = make_block<typename S::field_type>(setup);
+  return std::make_unique<S>(setup, block.partition, std::move(block.exchanger));
 }
 
 /// Definition of the block entry point declared in solver_variant.hpp; each generated block
@@ -200,6 +144,5 @@ std::unique_ptr<FlowSolver> make_block_solver_variant(const SolverSetup& setup) 
     }
   });
 }
-#endif
 
 }  // namespace karman::lbm::detail

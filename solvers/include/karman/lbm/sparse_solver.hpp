@@ -18,17 +18,13 @@
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/layouts.hpp>
 #include <karman/lbm/owned_box_copies.hpp>
+#include <karman/lbm/setup_transport.hpp>
 #include <karman/lbm/solver_core.hpp>
 #include <karman/lbm/sparse_flow_solver.hpp>
 #include <karman/lbm/sparse_sample.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
 #include <karman/lbm/stream_collide.hpp>
 #include <karman/lbm/variants.hpp>
-
-#if KARMAN_ENABLE_MPI
-#include <karman/comm/mpi_halo_exchanger.hpp>
-#include <karman/comm/slab_decomposition.hpp>
-#endif
 
 #include <algorithm>
 #include <array>
@@ -557,21 +553,17 @@ namespace detail {
 template <class L, class FieldType, class Grid>
 SparseSlab<FieldType> make_sparse_slab(const SolverSetup& setup) {
   const Extents lattice = Grid::block_lattice(setup.global);
-  SparseSlab<FieldType> slab{{0, lattice.extent(Grid::slab_axis)}, {}, nullptr};
-#if KARMAN_ENABLE_MPI
-  if (setup.ranks > 1) {
-    const comm::SlabDecomposition decomposition(
-        lattice, setup.communicator.comm(),
-        setup.periodic[Grid::slab_axis] ? comm::SlabEnds::periodic : comm::SlabEnds::wall);
-    const SlabPartition& p = decomposition.partition();
-    slab.owned = {p.owned_begin(), p.owned_planes()};
-    for (StepKind k : {StepKind::ab_pull, StepKind::aa_odd, StepKind::aa_even}) {
-      slab.plans[std::size_t(k)] = HaloPlans<L>::of(k, p);
-    }
-    slab.exchanger = std::make_unique<comm::MpiHaloExchanger<FieldType>>(
-        decomposition, setup.gpu_aware, typename FieldType::execution_space(), setup.pack_halos);
+  constexpr auto axis = std::size_t(Grid::slab_axis);
+  // One rank wraps its block lattice itself (BlockNeighbours), even one block plane thick.
+  if (setup.ranks == 1) return {{0, lattice.extent(int(axis))}, {}, nullptr};
+  // Every kernel and the exchanger's copies share the default instance, which orders them.
+  auto part = comm::slab_and_exchanger<FieldType>(lattice, setup.periodic[axis], transport_of(setup),
+                                                  typename FieldType::execution_space());
+  SparseSlab<FieldType> slab{{part.partition.owned_begin(), part.partition.owned_planes()}, {}, nullptr};
+  for (StepKind k : {StepKind::ab_pull, StepKind::aa_odd, StepKind::aa_even}) {
+    slab.plans[std::size_t(k)] = HaloPlans<L>::of(k, part.partition);
   }
-#endif
+  slab.exchanger = std::move(part.exchanger);
   return slab;
 }
 
