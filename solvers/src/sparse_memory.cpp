@@ -71,10 +71,13 @@ SparseMemoryEstimate estimate(const SolverSetup& setup) {
                  (n + 31) / 32 * sizeof(std::uint32_t) + 3 * n * sizeof(int);
   m.initial_state_bytes = v * 4 * sizeof(double);
   m.moments_bytes = v * 4 * sizeof(double);
-  // Host: the sample's solid bytes, the grid's host copies (plus its dense block lookup) and the
-  // initial flags, density and velocity built on the host.
-  m.host_bytes = std::size_t(e.size()) + m.grid_bytes + stored.size() * sizeof(block_index_t) +
-                 v * (sizeof(flag_t) + 4 * sizeof(double));
+  // Host: the sample's solid bytes (each rank its planes), the grid's host copies plus its block
+  // look-up (a table over the lattice where it has at most 16 entries a stored block, else the
+  // stored blocks' sorted keys: BlockSparseGrid::index_stored_blocks), and the initial flags,
+  // density and velocity built on the host.
+  const std::size_t lookup =
+      stored.size() <= 16 * n ? stored.size() * sizeof(block_index_t) : n * (sizeof(index_t) + sizeof(block_index_t));
+  m.host_bytes = std::size_t(e.size()) + m.grid_bytes + lookup + v * (sizeof(flag_t) + 4 * sizeof(double));
   return m;
 }
 

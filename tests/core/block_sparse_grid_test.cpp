@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <random>
@@ -180,6 +181,11 @@ TEST(BlockSparseGrid, NeighboursMatchDenseReference3D) {
         }
       }
     }
+  }
+  // Few blocks in a large lattice: stored blocks are looked up by their sorted keys, not a table.
+  for (const bool periodic : {false, true}) {
+    const Sample s = make_sample({32, 32, 32}, {periodic, periodic, periodic}, 0.0005, 0.0, seed++);
+    check_grid<3, 4>(s, BlockGrouping::memory, std::string("sparse lattice") + (periodic ? " periodic" : " walled"));
   }
   // Mixed periodicity and the smallest block.
   check_grid<3, 2>(make_sample({6, 10, 5}, {true, false, false}, 0.4, 0.0, 99), BlockGrouping::memory, "B=2 mixed");
@@ -448,6 +454,127 @@ TEST(BlockSparseGrid, BlockLayoutIsSoAInsideEachBlock) {
   }
 }
 
+/// The active blocks of a sample, as a builder that knows its blocks lists them (in reverse
+/// lattice order, some twice with half their mask each: the constructor sorts and joins).
+template <int Dim, int B>
+std::vector<typename BlockSparseGrid<Dim, B, Space>::ActiveBlock> listed_blocks(const Sample& s) {
+  using Grid = BlockSparseGrid<Dim, B, Space>;
+  using Shape = BlockShape<Dim, B>;
+  const Extents lattice = Grid::block_lattice(s.box);
+  std::vector<typename Grid::ActiveBlock> blocks;
+  for (int bz = 0; bz < lattice.nz; ++bz) {
+    for (int by = 0; by < lattice.ny; ++by) {
+      for (int bx = 0; bx < lattice.nx; ++bx) {
+        typename Grid::mask_type mask = 0;
+        for (int l = 0; l < Shape::voxels; ++l) {
+          const int x = bx * B + Shape::local_coordinate(l, 0), y = by * B + Shape::local_coordinate(l, 1);
+          const int z = Dim == 3 ? bz * B + Shape::local_coordinate(l, 2) : 0;
+          if (x < s.box.nx && y < s.box.ny && z < s.box.nz && s.is_active(x, y, z)) {
+            mask |= typename Grid::mask_type(1) << l;
+          }
+        }
+        if (mask == 0) continue;
+        if ((bx + by + bz) % 3 == 0) {
+          const auto half = mask & (mask >> 1 | mask << 1);
+          blocks.push_back({{bx, by, bz}, half});
+          blocks.push_back({{bx, by, bz}, mask & ~half});
+        } else {
+          blocks.push_back({{bx, by, bz}, mask});
+        }
+      }
+    }
+  }
+  std::reverse(blocks.begin(), blocks.end());
+  return blocks;
+}
+
+/// Every table of two grids, the block count and the groups' blocks equal.
+template <class Grid>
+void expect_same_grid(const Grid& a, const Grid& b) {
+  ASSERT_EQ(a.block_count(), b.block_count());
+  EXPECT_EQ(a.boundary_block_count(), b.boundary_block_count());
+  EXPECT_EQ(a.active_voxel_count(), b.active_voxel_count());
+  for (int g = 0; g < a.group_table().size(); ++g) {
+    EXPECT_EQ(a.group_blocks(g).begin, b.group_blocks(g).begin) << "group " << g;
+    EXPECT_EQ(a.group_blocks(g).end, b.group_blocks(g).end) << "group " << g;
+  }
+  for (block_index_t k = 0; k < a.block_count(); ++k) {
+    ASSERT_EQ(a.mask(k), b.mask(k)) << "block " << k;
+    ASSERT_EQ(a.origin(k), b.origin(k)) << "block " << k;
+    ASSERT_EQ(a.boundary(k), b.boundary(k)) << "block " << k;
+    for (int dir = 0; dir < Grid::shape_type::directions; ++dir)
+      ASSERT_EQ(a.neighbour(k, dir), b.neighbour(k, dir)) << "block " << k << " direction " << dir;
+  }
+  const Extents box = a.extents();
+  for (int z = 0; z < box.nz; ++z)
+    for (int y = 0; y < box.ny; ++y)
+      for (int x = 0; x < box.nx; ++x) ASSERT_EQ(a.find(x, y, z), b.find(x, y, z)) << x << "," << y << "," << z;
+}
+
+TEST(BlockSparseGrid, ListedBlocksBuildTheGridOfTheirVoxels) {
+  using Grid3 = BlockSparseGrid<3, 4, Space>;
+  unsigned seed = 300;
+  for (const bool periodic : {false, true}) {
+    // A table over the lattice (0.4) and the stored blocks' sorted keys (0.0005: a few blocks).
+    for (const double fill : {0.4, 0.0005}) {
+      const Sample s = make_sample({16, 12, 32}, {periodic, periodic, periodic}, fill, 0.05, seed++);
+      const auto boundary = [&](int x, int y, int z) { return s.is_boundary(x, y, z); };
+      const auto active = [&](int x, int y, int z) { return s.is_active(x, y, z); };
+      const auto blocks = listed_blocks<3, 4>(s);
+      // One rank, and each rank of 3 sharing the 8 block planes along z (3, 3 and 2 planes).
+      const std::vector<OwnedBlockPlanes> parts = {{0, 8}, {0, 3}, {3, 3}, {6, 2}};
+      for (const OwnedBlockPlanes owned : parts) {
+        SCOPED_TRACE(std::string(periodic ? "periodic" : "walled") + " planes " + std::to_string(owned.begin) + "+" +
+                     std::to_string(owned.count));
+        for (const auto g : {BlockGrouping::memory, BlockGrouping::bitmask}) {
+          expect_same_grid(Grid3("voxels", s.box, s.periodic, owned, active, boundary, g),
+                           Grid3("blocks", s.box, s.periodic, owned, blocks, boundary, g));
+        }
+      }
+    }
+  }
+  const Sample s2 = make_sample({24, 16, 1}, {true, false, false}, 0.5, 0.05, seed++);
+  using Grid2 = BlockSparseGrid<2, 8, Space>;
+  expect_same_grid(Grid2(
+                       "voxels", s2.box, s2.periodic, [&](int x, int y, int z) { return s2.is_active(x, y, z); },
+                       [&](int x, int y, int z) { return s2.is_boundary(x, y, z); }),
+                   Grid2("blocks", s2.box, s2.periodic, OwnedBlockPlanes{0, 2}, listed_blocks<2, 8>(s2),
+                         [&](int x, int y, int z) { return s2.is_boundary(x, y, z); }));
+}
+
+// A grid's set-up costs what its stored blocks cost, not its box: a 4096^3 virtual box (2^30
+// blocks of 4^3) with a handful of blocks builds with tables of a few kB, asks the boundary
+// classifier about the voxels of full blocks alone, and finds its voxels and neighbours. A table
+// per block of the box would take 4 GiB.
+TEST(BlockSparseGrid, SetUpScalesWithStoredBlocksNotTheBox) {
+  using Grid = BlockSparseGrid<3, 4, Space>;
+  const Extents box{4096, 4096, 4096};
+  std::vector<Grid::ActiveBlock> blocks;
+  // A 2x2x2 cluster of full blocks near the far corner, and four lone partial blocks.
+  for (int k = 0; k < 8; ++k) blocks.push_back({{1000 + k % 2, 700 + k / 2 % 2, 1020 + k / 4}, ~Grid::mask_type(0)});
+  for (int k = 0; k < 4; ++k) blocks.push_back({{17 * k, 300 + k, 1023 - k}, Grid::mask_type(0x5) << k});
+  std::int64_t asked = 0;
+  const Grid grid("huge", box, {false, false, false}, OwnedBlockPlanes{0, 1024}, blocks, [&](int, int, int) {
+    ++asked;
+    return false;
+  });
+  EXPECT_EQ(grid.block_count(), 12);
+  EXPECT_EQ(grid.active_voxel_count(), 8 * 64 + 4 * 2);
+  EXPECT_LE(asked, 8 * 64);
+  EXPECT_LT(grid.host_bytes(), std::size_t(64) << 10);
+  // A voxel of the cluster, its neighbour block inside the cluster and outside it.
+  const index_t v = grid.find(4000, 2800, 4080);
+  ASSERT_NE(v, absent_voxel);
+  const auto b = block_index_t(v / 64);
+  EXPECT_EQ(grid.origin(b), (std::array<int, 3>{4000, 2800, 4080}));
+  EXPECT_NE(grid.neighbour(b, Grid::shape_type::direction(1, 0, 0)), absent_block);
+  EXPECT_EQ(grid.neighbour(b, Grid::shape_type::direction(-1, 0, 0)), absent_block);
+  EXPECT_EQ(grid.find(0, 0, 0), absent_voxel);
+  EXPECT_NE(grid.find(17 * 4 * 2 + 1, (300 + 2) * 4, (1023 - 2) * 4), absent_voxel);
+  // Every block of the cluster touches an absent one: all are boundary blocks.
+  EXPECT_EQ(grid.boundary_block_count(), 12);
+}
+
 TEST(BlockSparseGrid, RefusesBadInput) {
   const auto everything = [](int, int, int) { return true; };
   const auto nothing = [](int, int, int) { return false; };
@@ -468,6 +595,16 @@ TEST(BlockSparseGrid, RefusesBadInput) {
   EXPECT_THROW(Grid2("g", {8, 8, 4}, {false, false, false}, everything, nothing), Error);
   EXPECT_THROW(Grid3("g", {8, 8, 1}, {false, false, false}, everything, nothing), Error);
   EXPECT_THROW(Grid3("g", {0, 8, 8}, {false, false, false}, everything, nothing), Error);
+  // Listed blocks outside the lattice, or with voxels past the box's side.
+  const OwnedBlockPlanes all{0, 2};
+  EXPECT_THROW(Grid3("g", {8, 8, 8}, {false, false, false}, all, {{{2, 0, 0}, 1u}}, nothing), Error);
+  EXPECT_THROW(Grid3("g", {8, 8, 8}, {false, false, false}, all, {{{0, -1, 0}, 1u}}, nothing), Error);
+  try {
+    Grid3("g", {6, 8, 8}, {false, false, false}, all, {{{1, 0, 0}, ~Grid3::mask_type(0)}}, nothing);
+    FAIL() << "a mask with voxels past the box's side was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("past the box's side"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Morton, InterleavesTheBitsOfXYZXLowest) {

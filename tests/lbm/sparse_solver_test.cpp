@@ -13,16 +13,19 @@
 #include <karman/lbm/compiled_variants.hpp>
 #include <karman/lbm/solver_factory.hpp>
 #include <karman/lbm/sparse_memory.hpp>
+#include <karman/lbm/sparse_sample.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
 #include <karman/lbm/variants.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -311,6 +314,55 @@ TEST(SparseSolver, TransactionFillersShareAGroupWithFluid) {
 
 // The grid stores the pore space and its wall layer only: fully solid blocks of a pack are
 // left out, and the voxels updated are the fluid ones.
+/// The velocities of D2Q9 (dim 2) or D3Q19 (dim 3).
+std::vector<std::array<int, 3>> velocities(int dim) {
+  std::vector<std::array<int, 3>> c;
+  for (int z = dim == 3 ? -1 : 0; z <= (dim == 3 ? 1 : 0); ++z)
+    for (int y = -1; y <= 1; ++y)
+      for (int x = -1; x <= 1; ++x)
+        if (dim == 2 || x * x + y * y + z * z <= 2) c.push_back({x, y, z});
+  return c;
+}
+
+// A rank's sample keeps the planes it is asked about and answers there as the whole box's
+// (walled, periodic and inlet/outlet cases; windows at either end, across a periodic wrap and
+// inside), and refuses a voxel past them instead of answering from memory it does not hold.
+TEST(SparseSolver, SampleOfSomePlanesAnswersAsTheWholeBox) {
+  for (const int dim : {2, 3}) {
+    const Variant v{dim == 3 ? "d3q19" : "d2q9", "double", "soa", "bgk", "ab"};
+    for (const NamedSetup& c : cases_for(dim, v)) {
+      const Extents& box = c.setup.global;
+      const int axis = box.slab_axis(), n = box.extent(axis);
+      const SparseSample whole(c.setup, velocities(dim));
+      for (const VoxelPlanes planes :
+           {VoxelPlanes{-4, 8}, VoxelPlanes{0, 4}, VoxelPlanes{n / 2 - 2, 4}, VoxelPlanes{n - 4, 8}}) {
+        SCOPED_TRACE(c.name + " " + std::to_string(dim) + "D, planes " + std::to_string(planes.begin) + "+" +
+                     std::to_string(planes.count));
+        const SparseSample part(c.setup, velocities(dim), planes);
+        for (int w = 0; w < planes.count; ++w) {
+          int p = planes.begin + w;
+          if (p < 0 || p >= n) {
+            if (!c.setup.periodic[std::size_t(axis)]) continue;
+            p = (p + n) % n;
+          }
+          for (int b = 0; b < (axis == 2 ? box.ny : 1); ++b) {
+            for (int x = 0; x < box.nx; ++x) {
+              const int y = axis == 2 ? b : p, z = axis == 2 ? p : 0;
+              ASSERT_EQ(part.active(x, y, z), whole.active(x, y, z)) << x << "," << y << "," << z;
+              ASSERT_EQ(part.flag(x, y, z), whole.flag(x, y, z)) << x << "," << y << "," << z;
+            }
+          }
+        }
+        // Two planes past the kept ones (the planes and one on each side), when that is in the box.
+        const int past = planes.begin + planes.count + 2;
+        if (planes.count + 2 < n && past < n && past >= 0) {
+          EXPECT_THROW(part.active(0, axis == 2 ? 0 : past, axis == 2 ? past : 0), std::logic_error);
+        }
+      }
+    }
+  }
+}
+
 TEST(SparseSolver, StoresPoreSpaceOnly) {
   const std::string precision = precision_for("d3q19");
   if (precision.empty()) GTEST_SKIP() << "d3q19 is not compiled in float or double with soa and csoa";

@@ -142,28 +142,32 @@ class BlockSparseGrid {
                   OwnedBlockPlanes owned, const Active& active, const Boundary& boundary,
                   BlockGrouping grouping = BlockGrouping::memory)
       : m_extents(extents), m_periodic(periodic), m_grouping(grouping) {
-    check_box(extents, periodic);
-    if constexpr (Dim == 2) m_periodic[2] = false;
-    const Extents lattice = block_lattice(extents);
-    m_global_planes = lattice.extent(slab_axis);
-    require_in_range("karman::BlockSparseGrid", "first owned block plane", owned.begin, 0, m_global_planes - 1);
-    require_in_range("karman::BlockSparseGrid", "owned block planes", owned.count, 1, m_global_planes - owned.begin);
-    m_divided = owned.count < m_global_planes;
-    if (m_divided) {
-      require_in_range("karman::BlockSparseGrid (one of several ranks)", "owned block planes", owned.count, 2,
-                       m_global_planes);
-    }
-    for (int a = 0; a < 3; ++a) m_blocks_per_axis[a] = lattice.extent(a);
-    if (m_divided) {
-      m_window_begin = owned.begin - 1;
-      m_blocks_per_axis[slab_axis] = owned.count + 2;
-    }
-    const std::vector<Provisional> found = find_blocks(active);
-    if (found.empty() && !m_divided) {
-      throw Error("karman::BlockSparseGrid: no active voxel in the " + std::to_string(extents.nx) + "x" +
-                  std::to_string(extents.ny) + "x" + std::to_string(extents.nz) + " box (at least 1 needed)");
-    }
-    build(label, found, boundary);
+    set_window(owned);
+    build(label, find_blocks(active), boundary);
+  }
+
+  /// An active block as a builder that knows its blocks gives it: its coordinates in the box's
+  /// block lattice (block_lattice()) and the mask of its active voxels (BlockShape's bit order).
+  struct ActiveBlock {
+    std::array<int, 3> at{};  ///< block coordinates; z = 0 in 2D
+    mask_type mask = 0;       ///< its active voxels; voxels past the box's side must be clear
+  };
+
+  /// The grid of the blocks `blocks` lists, in any order (a block listed twice takes the union of
+  /// its masks), built in time and memory proportional to the blocks this rank stores, not to
+  /// the box: blocks outside the rank's planes and their halo planes are passed over, and
+  /// `boundary` is asked for the voxels of full blocks only (see the class comment). So a level
+  /// of a refined grid or a large image, whose blocks come from their geometry (shapes per
+  /// block, an image read by slabs), needs no pass over the whole box. Builds the same grid as
+  /// the voxel-function constructors for the same active voxels. Throws karman::Error for a
+  /// block outside the lattice or a mask with voxels past the box's side.
+  template <class Boundary>
+  BlockSparseGrid(const std::string& label, const Extents& extents, const std::array<bool, 3>& periodic,
+                  OwnedBlockPlanes owned, const std::vector<ActiveBlock>& blocks, const Boundary& boundary,
+                  BlockGrouping grouping = BlockGrouping::memory)
+      : m_extents(extents), m_periodic(periodic), m_grouping(grouping) {
+    set_window(owned);
+    build(label, listed_blocks(blocks), boundary);
   }
 
   /// Axis along which ranks divide the block planes: z in 3D, y in 2D.
@@ -247,7 +251,7 @@ class BlockSparseGrid {
       bc[slab_axis] -= m_window_begin;
       if (bc[slab_axis] < 1 || bc[slab_axis] > m_blocks_per_axis[slab_axis] - 2) return absent_voxel;
     }
-    const block_index_t b = m_block_at[std::size_t(dense_block(bc[0], bc[1], bc[2]))];
+    const block_index_t b = stored_block(dense_block(bc[0], bc[1], bc[2]));
     if (b == absent_block) return absent_voxel;
     return view_type::voxel_of(b, shape_type::local_index(x % B, y % B, Dim == 3 ? z % B : 0));
   }
@@ -255,12 +259,140 @@ class BlockSparseGrid {
   /// The device tables, for kernels.
   const view_type& view() const { return m_view; }
 
+  /// Bytes of the grid's host tables: masks, bits, origins, neighbour rows and what find()
+  /// looks blocks up in, all in proportion to the stored blocks (the device holds the same but
+  /// the look-up).
+  std::size_t host_bytes() const {
+    return m_masks.capacity() * sizeof(mask_type) + m_boundary_bits.capacity() * sizeof(std::uint32_t) +
+           m_origins.capacity() * sizeof(int) + m_neighbours.capacity() * sizeof(block_index_t) +
+           m_block_at.capacity() * sizeof(block_index_t) + m_keys.capacity() * sizeof(index_t) +
+           m_key_blocks.capacity() * sizeof(block_index_t);
+  }
+
  private:
   /// A block as found, before the final ordering.
   struct Provisional {
     index_t dense = 0;  ///< index in the lattice of this rank's block planes, x fastest
     mask_type mask = 0;
   };
+
+  /// Checks the box and the owned planes and sets this rank's lattice of blocks: every block
+  /// plane on one rank, the owned ones and a halo plane on each side on several.
+  void set_window(OwnedBlockPlanes owned) {
+    check_box(m_extents, m_periodic);
+    if constexpr (Dim == 2) m_periodic[2] = false;
+    const Extents lattice = block_lattice(m_extents);
+    m_global_planes = lattice.extent(slab_axis);
+    require_in_range("karman::BlockSparseGrid", "first owned block plane", owned.begin, 0, m_global_planes - 1);
+    require_in_range("karman::BlockSparseGrid", "owned block planes", owned.count, 1, m_global_planes - owned.begin);
+    m_divided = owned.count < m_global_planes;
+    if (m_divided) {
+      require_in_range("karman::BlockSparseGrid (one of several ranks)", "owned block planes", owned.count, 2,
+                       m_global_planes);
+    }
+    for (int a = 0; a < 3; ++a) m_blocks_per_axis[a] = lattice.extent(a);
+    if (m_divided) {
+      m_window_begin = owned.begin - 1;
+      m_blocks_per_axis[slab_axis] = owned.count + 2;
+    }
+  }
+
+  /// Plane of this rank's lattice holding block plane g of the box, or -1 where none does
+  /// (the inverse of global_plane(); the window never holds a plane twice, since every other
+  /// rank owns at least 2 planes).
+  int window_plane(int g) const {
+    if (!m_divided) return g;
+    int w = g - m_window_begin;
+    if (m_periodic[slab_axis]) w = (w + m_global_planes) % m_global_planes;
+    return w >= 0 && w < m_blocks_per_axis[slab_axis] ? w : -1;
+  }
+
+  /// The listed blocks of this rank's lattice, sorted by lattice index, masks of a block listed
+  /// twice joined.
+  std::vector<Provisional> listed_blocks(const std::vector<ActiveBlock>& blocks) const {
+    const Extents lattice = block_lattice(m_extents);
+    std::vector<Provisional> found;
+    for (const ActiveBlock& b : blocks) {
+      for (int a = 0; a < 3; ++a) {
+        const int n = a < Dim ? lattice.extent(a) : 1;
+        if (b.at[std::size_t(a)] < 0 || b.at[std::size_t(a)] >= n) {
+          throw Error("karman::BlockSparseGrid: block (" + std::to_string(b.at[0]) + ", " + std::to_string(b.at[1]) +
+                      ", " + std::to_string(b.at[2]) + ") is outside the " + std::to_string(lattice.nx) + "x" +
+                      std::to_string(lattice.ny) + "x" + std::to_string(lattice.nz) + " lattice of blocks");
+        }
+      }
+      if (b.mask & ~inside_mask(b.at)) {
+        throw Error("karman::BlockSparseGrid: the mask of block (" + std::to_string(b.at[0]) + ", " +
+                    std::to_string(b.at[1]) + ", " + std::to_string(b.at[2]) +
+                    ") has active voxels past the box's side");
+      }
+      const int w = window_plane(b.at[std::size_t(slab_axis)]);
+      if (w < 0 || b.mask == 0) continue;
+      std::array<int, 3> bc = b.at;
+      bc[std::size_t(slab_axis)] = w;
+      found.push_back({dense_block(bc[0], bc[1], bc[2]), b.mask});
+    }
+    std::sort(found.begin(), found.end(), [](const Provisional& a, const Provisional& b) { return a.dense < b.dense; });
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      if (kept > 0 && found[kept - 1].dense == found[i].dense) {
+        found[kept - 1].mask |= found[i].mask;
+      } else {
+        found[kept++] = found[i];
+      }
+    }
+    found.resize(kept);
+    return found;
+  }
+
+  /// The voxels of the block at block coordinates `at` of the box that lie inside it.
+  mask_type inside_mask(const std::array<int, 3>& at) const {
+    mask_type m = 0;
+    for (int l = 0; l < block_voxels; ++l) {
+      bool inside = true;
+      for (int a = 0; a < Dim; ++a)
+        inside = inside && at[std::size_t(a)] * B + shape_type::local_coordinate(l, a) < m_extents.extent(a);
+      if (inside) m |= mask_type(1) << l;
+    }
+    return m;
+  }
+
+  /// Stored block (discovery order before build() renumbers, final after) at lattice index
+  /// `dense`, or absent_block: one look-up in the lattice's table where there is one, else a
+  /// binary search of the stored blocks' sorted keys (index_stored_blocks()).
+  block_index_t stored_block(index_t dense) const {
+    if (!m_block_at.empty()) return m_block_at[std::size_t(dense)];
+    const auto it = std::lower_bound(m_keys.begin(), m_keys.end(), dense);
+    return it != m_keys.end() && *it == dense ? m_key_blocks[std::size_t(it - m_keys.begin())] : absent_block;
+  }
+
+  /// Most entries a table over the lattice may hold per stored block: past it (a virtual box
+  /// with few blocks, a refined grid's level) the stored blocks' sorted keys are searched
+  /// instead, so the look-up costs at most 64 bytes a stored block either way, and a grid
+  /// dense enough for the table links its blocks in one look-up each, not a search (27 a block:
+  /// 5 s for 2 million blocks).
+  static constexpr index_t max_table_entries_per_block = 16;
+
+  /// Fills what stored_block() reads for the found blocks (sorted by lattice index), numbered in
+  /// discovery order.
+  void index_stored_blocks(const std::vector<Provisional>& found) {
+    const std::size_t n = found.size();
+    const index_t lattice_blocks = index_t(m_blocks_per_axis[0]) * m_blocks_per_axis[1] * m_blocks_per_axis[2];
+    m_block_at.clear();
+    m_keys.clear();
+    m_key_blocks.clear();
+    if (lattice_blocks <= max_table_entries_per_block * index_t(n)) {
+      m_block_at.assign(std::size_t(lattice_blocks), absent_block);
+      for (std::size_t p = 0; p < n; ++p) m_block_at[std::size_t(found[p].dense)] = block_index_t(p);
+      return;
+    }
+    m_keys.resize(n);
+    m_key_blocks.resize(n);
+    for (std::size_t p = 0; p < n; ++p) {
+      m_keys[p] = found[p].dense;
+      m_key_blocks[p] = block_index_t(p);
+    }
+  }
 
   /// Block plane of the box at plane w of this rank's lattice along slab_axis, or -1 where
   /// there is none (past a non-periodic end).
@@ -300,13 +432,6 @@ class BlockSparseGrid {
                     std::to_string(B) + " (a periodic wrap must land on a block side)");
       }
     }
-    index_t dense_blocks = 1;
-    for (int a = 0; a < Dim; ++a) dense_blocks *= (extents.extent(a) + B - 1) / B;
-    if (dense_blocks > std::numeric_limits<block_index_t>::max()) {
-      throw Error("karman::BlockSparseGrid: " + std::to_string(dense_blocks) + " blocks of " + std::to_string(B) + "^" +
-                  std::to_string(Dim) + " voxels tile the box, more than the " +
-                  std::to_string(std::numeric_limits<block_index_t>::max()) + " a 32-bit block index addresses");
-    }
   }
 
   index_t dense_block(int bx, int by, int bz) const {
@@ -338,13 +463,20 @@ class BlockSparseGrid {
   }
 
   /// Classifies, orders and links the found blocks, then fills the host and device tables.
+  /// `found` is sorted by lattice index. Throws karman::Error when it is empty on one rank.
   template <class Boundary>
   void build(const std::string& label, const std::vector<Provisional>& found, const Boundary& boundary_voxel) {
+    if (found.empty() && !m_divided) {
+      throw Error("karman::BlockSparseGrid: no active voxel in the " + std::to_string(m_extents.nx) + "x" +
+                  std::to_string(m_extents.ny) + "x" + std::to_string(m_extents.nz) + " box (at least 1 needed)");
+    }
+    if (found.size() > std::size_t(std::numeric_limits<block_index_t>::max())) {
+      throw Error("karman::BlockSparseGrid: " + std::to_string(found.size()) + " blocks to store, more than the " +
+                  std::to_string(std::numeric_limits<block_index_t>::max()) + " a 32-bit block index addresses");
+    }
     const std::size_t n = found.size();
     constexpr int dirs = shape_type::directions;
-    m_block_at.assign(std::size_t(index_t(m_blocks_per_axis[0]) * m_blocks_per_axis[1] * m_blocks_per_axis[2]),
-                      absent_block);
-    for (std::size_t p = 0; p < n; ++p) m_block_at[std::size_t(found[p].dense)] = block_index_t(p);
+    index_stored_blocks(found);
 
     // Neighbour rows and classification in discovery order, renumbered below. Shared blocks
     // run the boundary kernel; halo blocks run none.
@@ -411,6 +543,7 @@ class BlockSparseGrid {
         if (group[p] == interior_group()) ++m_interior_boundary_blocks;
       }
     }
+    for (auto& b : m_key_blocks) b = final_index[std::size_t(b)];
     for (auto& b : m_block_at)
       if (b != absent_block) b = final_index[std::size_t(b)];
 
@@ -433,7 +566,7 @@ class BlockSparseGrid {
         to[a] = (to[a] + m_blocks_per_axis[a]) % m_blocks_per_axis[a];
       }
     }
-    return m_block_at[std::size_t(dense_block(to[0], to[1], to[2]))];
+    return stored_block(dense_block(to[0], to[1], to[2]));
   }
 
   /// True when block p, at block coordinates `bc` of the box, is a boundary block (see the
@@ -487,7 +620,10 @@ class BlockSparseGrid {
   std::vector<std::uint32_t> m_boundary_bits;
   std::vector<int> m_origins;
   std::vector<block_index_t> m_neighbours;
-  std::vector<block_index_t> m_block_at;  ///< stored block of each lattice block, or absent_block
+  // What stored_block() reads: a table over the lattice, or sorted keys (index_stored_blocks()).
+  std::vector<block_index_t> m_block_at;    ///< stored block of each lattice block, or absent_block
+  std::vector<index_t> m_keys;              ///< lattice index of each stored block, ascending
+  std::vector<block_index_t> m_key_blocks;  ///< the stored block of each key
   view_type m_view;
 };
 

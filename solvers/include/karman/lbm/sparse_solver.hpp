@@ -241,8 +241,8 @@ class SparseSolverCore : public SparseFlowSolver {
   /// grid refuses (a periodic extent that is not a multiple of the block edge, no fluid voxel).
   SparseSolverCore(const SolverSetup& setup, SparseSlab<field_type> slab, BlockGrouping grouping, Pattern pattern,
                    bool forced, const char* collision)
-      : SparseSolverCore(setup, SparseSample(setup, velocity_set<L>()), std::move(slab), grouping, pattern, forced,
-                         collision) {}
+      : SparseSolverCore(setup, SparseSample(setup, velocity_set<L>(), sampled_planes(slab.owned)), std::move(slab),
+                         grouping, pattern, forced, collision) {}
 
   /// Which owned blocks a launch covers: the shared groups (next to the halos) or the interior.
   enum class BlockPart { shared, interior };
@@ -265,7 +265,7 @@ class SparseSolverCore : public SparseFlowSolver {
   T m_force[3] = {0, 0, 0};
 
  private:
-  SparseSolverCore(const SolverSetup& setup, const SparseSample& sample, SparseSlab<field_type> slab,
+  SparseSolverCore(const SolverSetup& setup, const SparseSample& sample, SparseSlab<field_type>&& slab,
                    BlockGrouping grouping, Pattern pattern, bool forced, const char* collision)
       : m_grid(
             "karman::sparse_grid", setup.global, setup.periodic, slab.owned,
@@ -296,6 +296,13 @@ class SparseSolverCore : public SparseFlowSolver {
       m_saved_layers = Kokkos::View<storage_type*, MemorySpace>("karman::sparse_saved_layers", saved);
     }
     initialize(sample);
+  }
+
+  /// The voxel planes this rank's grid asks its sample about: its block planes and a halo block
+  /// plane on each side (all planes on one rank; SparseSample keeps the whole axis then).
+  static VoxelPlanes sampled_planes(OwnedBlockPlanes owned) {
+    constexpr int B = sparse_block_edge<L::D>;
+    return {(owned.begin - 1) * B, (owned.count + 2) * B};
   }
 
   /// The stored voxels of the owned blocks.
