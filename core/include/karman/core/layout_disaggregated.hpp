@@ -32,10 +32,12 @@ namespace karman {
 /// compiler vectorises (a binary search's dependent steps were 3 times slower), and past 8
 /// groups (a Cartesian block's 53) the largest group, a block's interior, is tried first with
 /// one comparison, so the lookups of a sweep, nearly all in the interior, do not grow with the
-/// group count. A GPU thread vectorises nothing: past 8 groups the device pass keeps the binary
-/// search, since the count inlined at each of a stencil's 63 lookups a voxel ran at half its
-/// speed on the H200 and gave wrong values at 256^3 (docs/performance.md, "Disaggregated's
-/// group lookup").
+/// group count. A GPU thread vectorises nothing: past 8 groups its device pass searches the
+/// starts instead of counting them (6 dependent steps for 53 groups; the count inlined at a
+/// stencil's 63 lookups a voxel ran at half the speed on the H200). There span_of, once per
+/// voxel, tries the largest group first as on a CPU, while offset(voxel, comp), at every
+/// access, searches alone: the test first was faster once per voxel and slower at every access
+/// (docs/performance.md, "Disaggregated's group lookup").
 template <int MaxGroups>
 struct BasicDisaggregated {
   static_assert(MaxGroups >= 1 && MaxGroups <= GroupTable::capacity, "karman::BasicDisaggregated: 1..64 groups");
@@ -95,23 +97,30 @@ struct BasicDisaggregated {
       }
       return counted_group(voxel);
     }
-    /// The span of the group holding `voxel`.
+    /// The span of the group holding `voxel`, the largest group tried first past 8 groups: a
+    /// kernel resolves a voxel's span once for all its components.
     KOKKOS_INLINE_FUNCTION group_span span_of(index_t voxel) const {
-      if constexpr (MaxGroups > 8 && !KARMAN_DEVICE_PASS) {
+      if constexpr (MaxGroups > 8) {
         if (in_largest(voxel)) return m_largest_span;
-        const int g = counted_group(voxel);
-        return {m_base[g], m_stride[g]};
-      } else {
-        const int g = group_of(voxel);
-        return {m_base[g], m_stride[g]};
       }
+      const int g = other_group(voxel);
+      return {m_base[g], m_stride[g]};
     }
     /// Storage offset of component `comp` of `voxel`, which lies in the group of `span`.
     KOKKOS_INLINE_FUNCTION index_t offset(const group_span& span, index_t voxel, int comp) const {
       return span.base + comp * span.stride + voxel;
     }
-    /// Storage offset of component `comp` of voxel `voxel`.
-    KOKKOS_INLINE_FUNCTION index_t offset(index_t voxel, int comp) const { return offset(span_of(voxel), voxel, comp); }
+    /// Storage offset of component `comp` of voxel `voxel`. A GPU's device pass looks the group
+    /// up by the binary search alone, which ran a stencil's 63 lookups a voxel faster than
+    /// trying the largest group first (docs/performance.md, "Disaggregated's group lookup").
+    KOKKOS_INLINE_FUNCTION index_t offset(index_t voxel, int comp) const {
+      if constexpr (MaxGroups > 8 && KARMAN_DEVICE_PASS) {
+        const int g = searched_group(voxel);
+        return m_base[g] + comp * m_stride[g] + voxel;
+      } else {
+        return offset(span_of(voxel), voxel, comp);
+      }
+    }
     /// Storage elements the field needs (the interior's padding included).
     index_t size() const { return m_storage; }
     /// Components per voxel.
@@ -134,6 +143,15 @@ struct BasicDisaggregated {
     /// group wrapping past its size.
     KOKKOS_INLINE_FUNCTION bool in_largest(index_t voxel) const {
       return std::make_unsigned_t<index_t>(voxel - m_largest_begin) < m_largest_size;
+    }
+    /// The group of a voxel outside the largest group (or of any voxel up to 8 groups): counted
+    /// on a CPU, searched in a GPU compiler's device pass.
+    KOKKOS_INLINE_FUNCTION int other_group(index_t voxel) const {
+      if constexpr (MaxGroups > 8 && KARMAN_DEVICE_PASS) {
+        return searched_group(voxel);
+      } else {
+        return counted_group(voxel);
+      }
     }
     /// The group of `voxel` by a binary search of the group starts (6 steps for 53 groups):
     /// m_begin[g] <= voxel holds throughout, each step halving the groups left after g.
