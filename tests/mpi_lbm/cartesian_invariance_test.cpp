@@ -184,6 +184,15 @@ TEST_F(CartesianRefusal, CollisionsAndGrids) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("process grid"), std::string::npos) << e.what();
   }
+  s.process_grid = grids(ranks, 3).front();
+  s.force_field = [](int, int, int) { return std::array<double, 3>{1e-6, 0, 0}; };
+  try {
+    make_solver(s);
+    ADD_FAILURE() << "a per-voxel force field on blocks was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("force field (force_field) runs on slabs only"), std::string::npos)
+        << e.what();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Pattern, CartesianInvariance, ::testing::Values("ab", "aa"),

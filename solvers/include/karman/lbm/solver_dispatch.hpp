@@ -8,6 +8,7 @@
 #include <karman/lbm/setup_transport.hpp>
 #include <karman/lbm/solver.hpp>
 #include <karman/lbm/solver_variant.hpp>
+#include <karman/lbm/variant_fold.hpp>
 #include <karman/lbm/variants.hpp>
 
 #include <array>
@@ -26,17 +27,6 @@ typename FieldType::execution_space exchange_instance() {
   return compat::make_priority_instance<typename FieldType::execution_space>();
 }
 
-template <class L, class T, class Layout, class Collision, Pattern P, bool Forced, bool ForceField = false>
-std::unique_ptr<FlowSolver> build(const SolverSetup& setup) {
-  using S = Solver<L, T, Layout, Collision, P, Forced, ForceField>;
-  using F = typename S::field_type;
-  // One rank's local copy runs on the default instance with the kernels (SolverCore::step).
-  const auto space = setup.ranks > 1 ? exchange_instance<F>() : typename F::execution_space();
-  auto slab = comm::slab_and_exchanger<F>(setup.global, setup.periodic[std::size_t(setup.global.slab_axis())],
-                                          transport_of(setup), space);
-  return std::make_unique<S>(setup, slab.partition, std::move(slab.exchanger));
-}
-
 /// Whether the kernels reading a per-voxel force field are compiled for a collision and
 /// pattern: the AB pattern with BGK or TRT, what immersed boundaries need (the cylinder runs
 /// TRT), keeping the other variants' compile time unchanged.
@@ -44,34 +34,39 @@ template <class Collision, Pattern P>
 inline constexpr bool has_force_field_kernels = P == Pattern::ab &&
                                                 (std::is_same_v<Collision, BGK> || std::is_same_v<Collision, TRT>);
 
-/// The Guo force terms are compiled in only for a case with a body force; the per-voxel force
-/// field only for a case with one (or an immersed body).
-template <class L, class T, class Layout, class Collision, Pattern P>
-std::unique_ptr<FlowSolver> with_features(const SolverSetup& setup) {
-  if (setup.force_field || !setup.immersed_body.empty()) {
-    if constexpr (has_force_field_kernels<Collision, P>) {
-      return build<L, T, Layout, Collision, P, true, true>(setup);
-    } else {
-      throw Error(std::string("karman: a per-voxel force field (") +
-                  (setup.force_field ? "force_field" : "immersed boundaries") +
-                  ") runs with --pattern ab and --collision bgk or trt; got --pattern " + setup.variant.pattern.name() +
-                  " --collision " + setup.variant.collision.name());
-    }
+/// The slab solvers of one (lattice, precision, layout): every collision the lattice defines,
+/// the force field's kernels where has_force_field_kernels says (variant_fold.hpp).
+template <class L, class T, class Layout>
+struct SlabSolverBuilder {
+  using result_type = std::unique_ptr<FlowSolver>;
+  template <class Collision>
+  static constexpr bool compiles = true;
+  template <class Collision, Pattern P>
+  static constexpr bool force_field_kernels = has_force_field_kernels<Collision, P>;
+
+  template <class Collision, Pattern P, bool Forced, bool ForceField>
+  result_type build(const SolverSetup& setup) const {
+    using S = Solver<L, T, Layout, Collision, P, Forced, ForceField>;
+    using F = typename S::field_type;
+    // One rank's local copy runs on the default instance with the kernels (SolverCore::step).
+    const auto space = setup.ranks > 1 ? exchange_instance<F>() : typename F::execution_space();
+    auto slab = comm::slab_and_exchanger<F>(setup.global, setup.periodic[std::size_t(setup.global.slab_axis())],
+                                            transport_of(setup), space);
+    return std::make_unique<S>(setup, slab.partition, std::move(slab.exchanger));
   }
-  const bool forced =
-      setup.relaxation.force[0] != 0 || setup.relaxation.force[1] != 0 || setup.relaxation.force[2] != 0;
-  if (forced) return build<L, T, Layout, Collision, P, true>(setup);
-  return build<L, T, Layout, Collision, P, false>(setup);
-}
+  std::string force_field_refusal(const SolverSetup& setup) const {
+    return "karman: a per-voxel force field (" + force_field_source(setup) +
+           ") runs with --pattern ab and --collision bgk or trt; got --pattern " + setup.variant.pattern.name() +
+           " --collision " + setup.variant.collision.name();
+  }
+};
 
 /// Definition of the per-collision entry point declared in solver_variant.hpp: every pattern,
 /// with and without the force terms.
 template <class L, class T, class Layout, class Collision>
 std::unique_ptr<FlowSolver> make_collision_variant(const SolverSetup& setup) {
   static_assert(Collision::template defined_for<L>, "make_collision_variant: the collision is not defined for L");
-  return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) {
-    return with_features<L, T, Layout, Collision, tag_type<decltype(pattern)>::value>(setup);
-  });
+  return fold_pattern_and_forces<Collision>(setup, SlabSolverBuilder<L, T, Layout>{});
 }
 
 /// Definition of the entry point declared in solver_variant.hpp; each generated translation
@@ -80,13 +75,8 @@ std::unique_ptr<FlowSolver> make_collision_variant(const SolverSetup& setup) {
 /// instantiated (the others are refused), in this unit or in one of its own.
 template <class L, class T, class Layout>
 std::unique_ptr<FlowSolver> make_solver_variant(const SolverSetup& setup) {
-  return dispatch<Collisions>(setup.variant.collision, [&](auto collision) -> std::unique_ptr<FlowSolver> {
-    using Collision = tag_type<decltype(collision)>;
-    if constexpr (Collision::template defined_for<L>) {
-      return make_collision_variant<L, T, Layout, Collision>(setup);
-    } else {
-      throw Error(undefined_collision_message(Collision::name, L::name));
-    }
+  return fold_collision<L>(setup, SlabSolverBuilder<L, T, Layout>{}, [&](auto collision) {
+    return make_collision_variant<L, T, Layout, tag_type<decltype(collision)>>(setup);
   });
 }
 
@@ -105,43 +95,45 @@ comm::PartitionAndExchanger<CartesianPartition, FieldType> make_block(const Solv
                                               exchange_instance<FieldType>());
 }
 
-/// The block solver of one collision and pattern, with or without the Guo force terms.
-template <class L, class T, class Layout, class Collision, Pattern P, bool Forced>
-std::unique_ptr<FlowSolver> build_on_blocks(const SolverSetup& setup) {
-  using S = Solver<L, T, Layout, Collision, P, Forced, false, Kokkos::DefaultExecutionSpace::memory_space,
-                   CartesianPartition>;
-  auto block = make_block<typename S::field_type>(setup);
-  return std::make_unique<S>(setup, block.partition, std::move(block.exchanger));
-}
+/// The Cartesian-block solvers of one (lattice, precision, layout): BGK and TRT, both patterns,
+/// no force field, half the kernels of a slab unit, which also holds MRT or CM and the
+/// force-field kernels (docs/building.md).
+template <class L, class T, class Layout>
+struct BlockSolverBuilder {
+  using result_type = std::unique_ptr<FlowSolver>;
+  template <class Collision>
+  static constexpr bool compiles = std::is_same_v<Collision, BGK> || std::is_same_v<Collision, TRT>;
+  template <class Collision, Pattern P>
+  static constexpr bool force_field_kernels = false;
+
+  template <class Collision, Pattern P, bool Forced, bool ForceField>
+  result_type build(const SolverSetup& setup) const {
+    static_assert(!ForceField);
+    using S = Solver<L, T, Layout, Collision, P, Forced, false, Kokkos::DefaultExecutionSpace::memory_space,
+                     CartesianPartition>;
+    auto block = make_block<typename S::field_type>(setup);
+    return std::make_unique<S>(setup, block.partition, std::move(block.exchanger));
+  }
+  std::string collision_refusal(const SolverSetup& setup) const {
+    return "karman: --collision " + setup.variant.collision.name() +
+           " is not compiled for Cartesian blocks (--ranks-per-axis); they run bgk and trt, or leave "
+           "--ranks-per-axis out for slabs";
+  }
+  std::string force_field_refusal(const SolverSetup& setup) const {
+    return "karman: a per-voxel force field (" + force_field_source(setup) +
+           ") runs on slabs only; got the Cartesian process grid --ranks-per-axis " +
+           std::to_string(setup.process_grid[0]) + "x" + std::to_string(setup.process_grid[1]) + "x" +
+           std::to_string(setup.process_grid[2]) + " (leave --ranks-per-axis out)";
+  }
+};
 
 /// Definition of the block entry point declared in solver_variant.hpp; each generated block
-/// unit instantiates it for one (lattice, precision, layout), with the collisions
-/// block_collisions names (BGK and TRT) and both patterns: half the kernels of a slab unit,
-/// which also holds MRT or CM and the force-field kernels (docs/building.md).
+/// unit instantiates it for one (lattice, precision, layout).
 template <class L, class T, class Layout>
 std::unique_ptr<FlowSolver> make_block_solver_variant(const SolverSetup& setup) {
-  if (setup.force_field || !setup.immersed_body.empty()) {
-    throw Error(std::string("karman: a per-voxel force field (") +
-                (setup.force_field ? "force_field" : "immersed boundaries") +
-                ") runs on slabs only; got the Cartesian process grid --ranks-per-axis " +
-                std::to_string(setup.process_grid[0]) + "x" + std::to_string(setup.process_grid[1]) + "x" +
-                std::to_string(setup.process_grid[2]) + " (leave --ranks-per-axis out)");
-  }
-  return dispatch<Collisions>(setup.variant.collision, [&](auto collision) -> std::unique_ptr<FlowSolver> {
-    using Collision = tag_type<decltype(collision)>;
-    if constexpr (std::is_same_v<Collision, BGK> || std::is_same_v<Collision, TRT>) {
-      return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) {
-        constexpr Pattern P = tag_type<decltype(pattern)>::value;
-        const bool forced =
-            setup.relaxation.force[0] != 0 || setup.relaxation.force[1] != 0 || setup.relaxation.force[2] != 0;
-        if (forced) return build_on_blocks<L, T, Layout, Collision, P, true>(setup);
-        return build_on_blocks<L, T, Layout, Collision, P, false>(setup);
-      });
-    } else {
-      throw Error(std::string("karman: --collision ") + Collision::name +
-                  " is not compiled for Cartesian blocks (--ranks-per-axis); they run bgk and trt, or leave "
-                  "--ranks-per-axis out for slabs");
-    }
+  const BlockSolverBuilder<L, T, Layout> builder;
+  return fold_collision<L>(setup, builder, [&](auto collision) {
+    return fold_pattern_and_forces<tag_type<decltype(collision)>>(setup, builder);
   });
 }
 

@@ -24,6 +24,7 @@
 #include <karman/lbm/sparse_sample.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
 #include <karman/lbm/stream_collide.hpp>
+#include <karman/lbm/variant_fold.hpp>
 #include <karman/lbm/variants.hpp>
 
 #include <algorithm>
@@ -574,21 +575,38 @@ SparseSlab<FieldType> make_sparse_slab(const SolverSetup& setup) {
   return slab;
 }
 
+/// The block-sparse solvers of one (lattice, precision, layout): every collision the lattice
+/// defines, both patterns, no per-voxel force field (variant_fold.hpp).
+template <class L, class T, class Layout>
+struct SparseSolverBuilder {
+  using result_type = std::unique_ptr<SparseFlowSolver>;
+  template <class Collision>
+  static constexpr bool compiles = true;
+  template <class Collision, Pattern P>
+  static constexpr bool force_field_kernels = false;
+
+  BlockGrouping grouping;
+
+  template <class Collision, Pattern P, bool Forced, bool ForceField>
+  result_type build(const SolverSetup& setup) const {
+    static_assert(!ForceField);
+    using Core = SparseSolverCore<L, T, Layout, Kokkos::DefaultExecutionSpace::memory_space>;
+    return std::make_unique<SparseSolver<L, T, Layout, Collision, P, Forced>>(
+        setup, make_sparse_slab<L, typename Core::field_type, typename Core::grid_type>(setup), grouping);
+  }
+  std::string force_field_refusal(const SolverSetup& setup) const {
+    return "karman: a per-voxel force field (" + force_field_source(setup) +
+           ") runs on slabs only, not on the block-sparse grid";
+  }
+};
+
 /// Definition of the per-collision entry point declared in sparse_solver_factory.hpp: every
 /// pattern, and the Guo force terms only for a case with a body force.
 template <class L, class T, class Layout, class Collision>
 std::unique_ptr<SparseFlowSolver> make_sparse_collision_variant(const SolverSetup& setup, BlockGrouping grouping) {
   static_assert(Collision::template defined_for<L>,
                 "make_sparse_collision_variant: the collision is not defined for L");
-  using Core = SparseSolverCore<L, T, Layout, Kokkos::DefaultExecutionSpace::memory_space>;
-  const auto slab = [&] { return make_sparse_slab<L, typename Core::field_type, typename Core::grid_type>(setup); };
-  const bool forced =
-      setup.relaxation.force[0] != 0 || setup.relaxation.force[1] != 0 || setup.relaxation.force[2] != 0;
-  return dispatch<Patterns>(setup.variant.pattern, [&](auto pattern) -> std::unique_ptr<SparseFlowSolver> {
-    constexpr Pattern P = tag_type<decltype(pattern)>::value;
-    if (forced) return std::make_unique<SparseSolver<L, T, Layout, Collision, P, true>>(setup, slab(), grouping);
-    return std::make_unique<SparseSolver<L, T, Layout, Collision, P, false>>(setup, slab(), grouping);
-  });
+  return fold_pattern_and_forces<Collision>(setup, SparseSolverBuilder<L, T, Layout>{grouping});
 }
 
 /// Definition of the entry point declared in sparse_solver_factory.hpp; each generated
@@ -597,13 +615,8 @@ std::unique_ptr<SparseFlowSolver> make_sparse_collision_variant(const SolverSetu
 /// make_sparse_collision_variant instantiated (the others are refused).
 template <class L, class T, class Layout>
 std::unique_ptr<SparseFlowSolver> make_sparse_solver_variant(const SolverSetup& setup, BlockGrouping grouping) {
-  return dispatch<Collisions>(setup.variant.collision, [&](auto collision) -> std::unique_ptr<SparseFlowSolver> {
-    using Collision = tag_type<decltype(collision)>;
-    if constexpr (Collision::template defined_for<L>) {
-      return make_sparse_collision_variant<L, T, Layout, Collision>(setup, grouping);
-    } else {
-      throw Error(undefined_collision_message(Collision::name, L::name));
-    }
+  return fold_collision<L>(setup, SparseSolverBuilder<L, T, Layout>{grouping}, [&](auto collision) {
+    return make_sparse_collision_variant<L, T, Layout, tag_type<decltype(collision)>>(setup, grouping);
   });
 }
 
