@@ -71,7 +71,7 @@ struct PieceTable {
 /// of the starts; consecutive threads take consecutive voxels of a piece. The unpacked pieces of
 /// an exchange write disjoint (voxel, component) slots, so their order does not matter: a halo
 /// cell's population comes from one neighbour, and AA's return plan sends back only what the
-/// returning block wrote (cartesian_return_plan).
+/// returning block wrote.
 template <bool Pack, class FieldType, class BufferView, class MemorySpace>
 struct MovePieces {
   FieldType field;

@@ -19,6 +19,7 @@
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/partition.hpp>
 #include <karman/core/slab_halo_plan.hpp>
+#include <karman/lbm/aa_return_plan.hpp>
 #include <karman/lbm/dense_partition.hpp>
 #include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/owned_box_copies.hpp>
@@ -64,9 +65,9 @@ struct HaloPlans {
   }
   /// The same three plans on a block: AB sends each population towards where it moves, AA's
   /// odd step the opposite slots, its even step returns what the odd step pushed (only what
-  /// this block wrote: cartesian_return_plan).
+  /// this block wrote: aa_return_plan.hpp).
   static HaloPlan of(StepKind k, const CartesianPartition& p) {
-    if (k == StepKind::aa_even) return cartesian_return_plan(p, velocity_set<L>());
+    if (k == StepKind::aa_even) return aa_return_plan(p, velocity_set<L>());
     return cartesian_halo_plan(p, velocity_set<L>(), k == StepKind::aa_odd);
   }
 };
