@@ -2,6 +2,7 @@
 // voxels, counted on the host, times what SparseSolverCore and BlockSparseGrid allocate per
 // block and per voxel.
 #include <karman/core/block_shape.hpp>
+#include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/layouts.hpp>
 #include <karman/lbm/cell_flags.hpp>
@@ -72,11 +73,12 @@ SparseMemoryEstimate estimate(const SolverSetup& setup) {
   m.initial_state_bytes = v * 4 * sizeof(double);
   m.moments_bytes = v * 4 * sizeof(double);
   // Host: the sample's solid bytes (each rank its planes), the grid's host copies plus its block
-  // look-up (a table over the lattice where it has at most 16 entries a stored block, else the
-  // stored blocks' sorted keys: BlockSparseGrid::index_stored_blocks), and the initial flags,
-  // density and velocity built on the host.
-  const std::size_t lookup =
-      stored.size() <= 16 * n ? stored.size() * sizeof(block_index_t) : n * (sizeof(index_t) + sizeof(block_index_t));
+  // look-up (a table over the lattice where it has at most max_table_entries_per_block entries
+  // a stored block, else the stored blocks' sorted keys: BlockSparseGrid::index_stored_blocks),
+  // and the initial flags, density and velocity built on the host.
+  constexpr auto table_limit = std::size_t(BlockSparseGrid<Dim, B>::max_table_entries_per_block);
+  const std::size_t lookup = stored.size() <= table_limit * n ? stored.size() * sizeof(block_index_t)
+                                                              : n * (sizeof(index_t) + sizeof(block_index_t));
   m.host_bytes = std::size_t(e.size()) + m.grid_bytes + lookup + v * (sizeof(flag_t) + 4 * sizeof(double));
   return m;
 }

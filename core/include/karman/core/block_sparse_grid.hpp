@@ -173,6 +173,13 @@ class BlockSparseGrid {
   /// Axis along which ranks divide the block planes: z in 3D, y in 2D.
   static constexpr int slab_axis = Dim - 1;
 
+  /// Most entries a table over the lattice may hold per stored block: past it (a virtual box
+  /// with few blocks, a refined grid's level) the stored blocks' sorted keys are searched
+  /// instead, so the look-up costs at most 64 bytes a stored block either way, and a grid
+  /// dense enough for the table links its blocks in one look-up each, not a search (27 a block:
+  /// 5 s for 2 million blocks).
+  static constexpr index_t max_table_entries_per_block = 16;
+
   /// The lattice of blocks tiling `box`: blocks along each axis (a partial block at a
   /// non-periodic end counts). Its planes along slab_axis are what ranks divide.
   static Extents block_lattice(const Extents& box) {
@@ -365,13 +372,6 @@ class BlockSparseGrid {
     const auto it = std::lower_bound(m_keys.begin(), m_keys.end(), dense);
     return it != m_keys.end() && *it == dense ? m_key_blocks[std::size_t(it - m_keys.begin())] : absent_block;
   }
-
-  /// Most entries a table over the lattice may hold per stored block: past it (a virtual box
-  /// with few blocks, a refined grid's level) the stored blocks' sorted keys are searched
-  /// instead, so the look-up costs at most 64 bytes a stored block either way, and a grid
-  /// dense enough for the table links its blocks in one look-up each, not a search (27 a block:
-  /// 5 s for 2 million blocks).
-  static constexpr index_t max_table_entries_per_block = 16;
 
   /// Fills what stored_block() reads for the found blocks (sorted by lattice index), numbered in
   /// discovery order.
