@@ -10,6 +10,7 @@
 #include <karman/io/atomic_file.hpp>
 #include <karman/io/csv.hpp>
 #include <karman/lbm/cases/cylinder.hpp>
+#include <karman/lbm/cases/cylinder_analysis.hpp>
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -28,17 +29,22 @@ namespace karman::app {
 namespace {
 
 using lbm::cases::CylinderCase;
+using lbm::cases::CylinderFigures;
 using lbm::cases::CylinderLattice;
 using lbm::cases::CylinderParams;
+using lbm::cases::ForceHistory;
+using lbm::cases::Shedding;
 
-/// The force history: one row per sample.
-struct ForceHistory {
-  std::vector<double> step, time, drag, lift;
-  /// The columns by name, for the case's checkpointed history (CaseDefinition::history).
-  std::map<std::string, std::vector<double>*> columns() {
-    return {{"step", &step}, {"time", &time}, {"drag", &drag}, {"lift", &lift}};
-  }
-};
+/// The columns of a force history by name, for the case's checkpointed history
+/// (CaseDefinition::history).
+std::map<std::string, std::vector<double>*> columns(ForceHistory& h) {
+  return {{"step", &h.step}, {"time", &h.time}, {"drag", &h.drag}, {"lift", &h.lift}};
+}
+
+/// A figure for summary.json: null where it is not defined.
+nlohmann::json figure(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
 
 /// The option name of the cylinder's surface treatment.
 std::string wall_name(const CylinderParams& p) {
@@ -70,106 +76,6 @@ constexpr double default_periodic_end_time = 16.0;
 /// units at U_max = 0.05), is short against the last quarter of the run, over which the forces
 /// are averaged.
 constexpr double default_steady_end_time = 20.0;
-
-/// Mean of v[from, to).
-double mean(const std::vector<double>& v, std::size_t from, std::size_t to) {
-  double sum = 0;
-  for (std::size_t k = from; k < to; ++k) sum += v[k];
-  return to > from ? sum / double(to - from) : NAN;
-}
-
-/// The voxel lines along x through the centre line y = cy (in 3D at the channel's middle
-/// z = H / 2) and their bilinear weights: two rows straddling cy, in 3D times the two layers
-/// straddling the middle; lines of weight zero are left out.
-struct CentreLines {
-  struct Line {
-    int j, k;
-    double weight;
-  };
-  std::vector<Line> lines;
-
-  explicit CentreLines(const CylinderLattice& l) {
-    const int j0 = int(std::floor(l.centre[1])), k0 = int(std::floor(l.middle_z));
-    const double wy = l.centre[1] - j0, wz = l.middle_z - k0;
-    for (int b = 0; b < 2; ++b) {
-      for (int a = 0; a < 2; ++a) {
-        const double w = (a ? wy : 1.0 - wy) * (b ? wz : 1.0 - wz);
-        if (w > 0) lines.push_back({j0 + a, k0 + b, w});
-      }
-    }
-  }
-  /// The weighted sum of f(j, k) over the lines.
-  template <class F>
-  double sum(F&& f) const {
-    double total = 0;
-    for (const Line& line : lines) total += line.weight * f(line.j, line.k);
-    return total;
-  }
-};
-
-/// Voxels next to the surface that its treatment disturbs and the readings below leave out: none
-/// for walls of solid voxels; immersed boundaries force the voxels within half the delta
-/// kernel's support of their markers, which sit `retraction` inside the surface.
-double surface_gap(const CylinderParams& p) {
-  if (!p.immersed.enabled) return 0.0;
-  const int support = lbm::dispatch_delta_kernel(p.immersed.kernel, [](auto k) { return decltype(k)::support; });
-  return 0.5 * support - p.immersed.retraction;
-}
-
-/// Quadratic extrapolation to voxel coordinate x of field `f` along the line (j, k), from the
-/// first three fluid voxels met walking from `gap` voxels past x in direction `dir` (density 0
-/// marks solid voxels).
-double extrapolate_line(const GlobalFields& g, const std::vector<double>& f, int j, int k, double x, int dir,
-                        double gap) {
-  int i = dir > 0 ? int(std::ceil(x + gap)) : int(std::floor(x - gap));
-  while (i > 0 && i < g.extents.nx - 1 && g.rho[g.at(i, j, k)] == 0.0) i += dir;
-  const double x0 = i, x1 = i + dir, x2 = i + 2 * dir;
-  const double f0 = f[g.at(i, j, k)], f1 = f[g.at(i + dir, j, k)], f2 = f[g.at(i + 2 * dir, j, k)];
-  return f0 * (x - x1) * (x - x2) / ((x0 - x1) * (x0 - x2)) + f1 * (x - x0) * (x - x2) / ((x1 - x0) * (x1 - x2)) +
-         f2 * (x - x0) * (x - x1) / ((x2 - x0) * (x2 - x1));
-}
-
-/// Density on the centre line at voxel coordinate x, extrapolated from the fluid side `dir`
-/// beyond `gap` voxels.
-double surface_density(const GlobalFields& g, const CylinderLattice& l, double x, int dir, double gap) {
-  return CentreLines(l).sum([&](int j, int k) { return extrapolate_line(g, g.rho, j, k, x, dir, gap); });
-}
-
-/// Recirculation length in voxels: from the back of the cylinder to where u_x on the centre line
-/// turns positive again (linear interpolation between voxels), looked for from `gap` voxels
-/// behind the surface; empty when there is no wake bubble.
-std::optional<double> recirculation_voxels(const GlobalFields& g, const CylinderLattice& l, double gap) {
-  const CentreLines lines(l);
-  const double back = l.centre[0] + l.radius;
-  auto ux = [&](int x) { return lines.sum([&](int j, int k) { return g.ux[g.at(x, j, k)]; }); };
-  auto fluid = [&](int x) {
-    for (const auto& line : lines.lines) {
-      if (!(g.rho[g.at(x, line.j, line.k)] > 0.0)) return false;
-    }
-    return true;
-  };
-  int x = int(std::ceil(back + gap));
-  while (x < g.extents.nx - 1 && !fluid(x)) ++x;
-  if (ux(x) > 0) return std::nullopt;
-  for (; x + 1 < g.extents.nx; ++x) {
-    if (ux(x + 1) > 0) return x + ux(x) / (ux(x) - ux(x + 1)) - back;
-  }
-  return std::nullopt;
-}
-
-/// Local maxima of y(t) refined by the parabola through each maximum and its neighbours.
-std::vector<std::pair<double, double>> maxima(const std::vector<double>& t, const std::vector<double>& y,
-                                              std::size_t from) {
-  std::vector<std::pair<double, double>> out;
-  for (std::size_t k = std::max<std::size_t>(from, 1); k + 1 < y.size(); ++k) {
-    if (!(y[k] > y[k - 1] && y[k] >= y[k + 1])) continue;
-    const double a = y[k - 1], b = y[k], c = y[k + 1], h = t[k + 1] - t[k];
-    const double den = a - 2 * b + c;
-    const double s = den != 0 ? 0.5 * (a - c) / den : 0.0;
-    out.push_back({t[k] + s * h, b - 0.25 * (a - c) * s});
-  }
-  return out;
-}
 
 /// Runs `arguments` (the program first, found on the PATH) without a shell, its output and errors
 /// discarded, and waits for it: no text of the user's is ever parsed as a command. Returns its
@@ -243,19 +149,15 @@ void plot_forces(const std::filesystem::path& dir, const std::string& title, std
   }
 }
 
-/// Cylinder outputs: the force history (CSV and plot) and the benchmark's figures.
+/// Cylinder outputs: the force history (CSV and plot) and the benchmark's figures
+/// (lbm::cases::analyse_cylinder) in summary.json and on the terminal.
 void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const GlobalFields& g,
                      const std::filesystem::path& dir, nlohmann::json& summary, std::size_t markers) {
   const CylinderLattice l = lbm::cases::cylinder_lattice(p);
   const auto bench = lbm::cases::cylinder_benchmark(p.benchmark);
   const char* name = lbm::cases::cylinder_case_name(p.benchmark);
   io::write_csv(dir / "forces.csv", {"step", "time", "c_D", "c_L"}, {h.step, h.time, h.drag, h.lift});
-  // p = rho cs^2, scaled to the benchmark's units by (rho U_mean^2)_benchmark / (rho U_mean^2)_lattice.
-  const double pressure_scale = bench.mean_velocity * bench.mean_velocity / (l.mean_velocity * l.mean_velocity);
-  const double gap = surface_gap(p);
-  const double front = surface_density(g, l, l.centre[0] - l.radius, -1, gap);
-  const double back = surface_density(g, l, l.centre[0] + l.radius, +1, gap);
-  const double dp = (front - back) / 3.0 * pressure_scale;
+  const CylinderFigures f = lbm::cases::analyse_cylinder(p, h, g);
   nlohmann::json& c = summary["cylinder"];
   c = {{"case", name},
        {"wall", wall_name(p)},
@@ -274,106 +176,45 @@ void finish_cylinder(const CylinderParams& p, const ForceHistory& h, const Globa
     c["ib_retraction"] = p.immersed.retraction;
     c["ib_block"] = p.immersed.marker_block;
   }
-  summary["c_D"] = h.drag.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.drag.back());
-  summary["c_L"] = h.lift.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.lift.back());
-  summary["dp"] = dp;
-  const std::size_t n = h.time.size(), last_quarter = n - n / 4, last_eighth = n - n / 8;
+  summary["c_D"] = figure(f.drag);
+  summary["c_L"] = figure(f.lift);
+  summary["dp"] = f.pressure_difference;
   std::printf("  cylinder %s, D = %d, %s: ", name, p.diameter, wall_name(p).c_str());
   if (bench.steady) {
-    // The recirculation length is a 2D-1 figure; Schäfer & Turek define none for 3D-1Z.
-    std::optional<double> la;
+    if (l.dimension == 2) summary["L_a"] = figure(f.recirculation_length);
+    if (f.averaged_from_time) c["averaged_from_time"] = *f.averaged_from_time;
+    if (f.drag_drift) c["c_D_drift"] = *f.drag_drift;
+    std::printf("c_D %.5f, c_L %.5f, dp %.5f", f.drag.value_or(NAN), f.lift.value_or(NAN), f.pressure_difference);
     if (l.dimension == 2) {
-      la = recirculation_voxels(g, l, gap);
-      summary["L_a"] = la ? nlohmann::json(*la * l.dx) : nlohmann::json(nullptr);
+      std::printf(", L_a %s", f.recirculation_length ? std::to_string(*f.recirculation_length).c_str() : "none");
     }
-    if (n >= 8) {
-      // Steady forces: means over the last quarter, through the acoustic waves; their drift
-      // between its halves says whether the wake had settled.
-      const double cd = mean(h.drag, last_quarter, n), cl = mean(h.lift, last_quarter, n);
-      const double drift = std::fabs(mean(h.drag, last_quarter, last_eighth) - mean(h.drag, last_eighth, n)) / cd;
-      summary["c_D"] = cd;
-      summary["c_L"] = cl;
-      c["averaged_from_time"] = h.time[last_quarter];
-      c["c_D_drift"] = drift;
-    }
-    std::printf("c_D %.5f, c_L %.5f, dp %.5f", summary["c_D"].is_number() ? summary["c_D"].get<double>() : NAN,
-                summary["c_L"].is_number() ? summary["c_L"].get<double>() : NAN, dp);
-    if (l.dimension == 2) std::printf(", L_a %s", la ? std::to_string(*la * l.dx).c_str() : "none");
     std::printf("\n");
-    const double drift = c.value("c_D_drift", 0.0);
-    if (drift > 1e-3)
-      std::printf("  note: c_D drifts by %.2g between the last eighths: not steady yet (--time)\n", drift);
+    if (f.drag_drift.value_or(0.0) > 1e-3)
+      std::printf("  note: c_D drifts by %.2g between the last eighths: not steady yet (--time)\n", *f.drag_drift);
   } else {
-    // The last quarter of the history: the periodic regime, several shedding periods.
-    const auto lift_peaks = maxima(h.time, h.lift, last_quarter);
-    const auto drag_peaks = maxima(h.time, h.drag, last_quarter);
-    // A periodic regime keeps its amplitude; an oscillation that dies out (a wake settling to a
-    // steady state) is not shedding, whatever the spacing of its lift's maxima says. The drag,
-    // which swings at twice the shedding frequency, shows it best (the lift of a nearly
-    // symmetric wake is a small difference).
-    const auto swing = [&](std::size_t from, std::size_t to) {
-      const auto [lo, hi] =
-          std::minmax_element(h.drag.begin() + std::ptrdiff_t(from), h.drag.begin() + std::ptrdiff_t(to));
-      return *hi - *lo;
-    };
-    const double amplitude_ratio =
-        n >= 8 ? swing(last_eighth, n) / std::max(swing(last_quarter, last_eighth), 1e-300) : 0.0;
-    c["c_D_swing_ratio"] = amplitude_ratio;
-    if (n >= 8 && amplitude_ratio < 0.8) {
-      summary["c_D_max"] = summary["c_L_max"] = summary["St"] = nullptr;
-      summary["c_D"] = mean(h.drag, last_eighth, n);
-      summary["c_L"] = mean(h.lift, last_eighth, n);
+    c["c_D_swing_ratio"] = f.swing_ratio;
+    summary["c_D_max"] = figure(f.drag_max);
+    summary["c_L_max"] = figure(f.lift_max);
+    summary["St"] = figure(f.strouhal);
+    if (f.shedding == Shedding::settling) {
       std::printf(
           "no periodic shedding: the drag's swing fell to %.2f of itself between the last eighths of the run "
           "(the wake settles); c_D %.4f, c_L %.5f at the end\n",
-          amplitude_ratio, summary["c_D"].get<double>(), summary["c_L"].get<double>());
-    } else if (lift_peaks.size() >= 2 && !drag_peaks.empty()) {
-      const double period = (lift_peaks.back().first - lift_peaks.front().first) / double(lift_peaks.size() - 1);
-      double cl_max = -1e300, cd_max = -1e300;
-      for (const auto& m : lift_peaks) cl_max = std::max(cl_max, m.second);
-      for (const auto& m : drag_peaks) cd_max = std::max(cd_max, m.second);
-      const double st = lbm::cases::cylinder_diameter / (period * bench.mean_velocity);
-      summary["c_D_max"] = cd_max;
-      summary["c_L_max"] = cl_max;
-      summary["St"] = st;
-      c["periods_analysed"] = lift_peaks.size() - 1;
-      std::printf("c_D,max %.4f, c_L,max %.4f, St %.4f (%zu periods), dp %.4f at the end\n", cd_max, cl_max, st,
-                  lift_peaks.size() - 1, dp);
+          f.swing_ratio, f.drag.value_or(NAN), f.lift.value_or(NAN));
+    } else if (f.shedding == Shedding::periodic) {
+      c["periods_analysed"] = f.periods;
+      std::printf("c_D,max %.4f, c_L,max %.4f, St %.4f (%zu periods), dp %.4f at the end\n", *f.drag_max, *f.lift_max,
+                  *f.strouhal, f.periods, f.pressure_difference);
     } else {
-      summary["c_D_max"] = summary["c_L_max"] = summary["St"] = nullptr;
       std::printf("no periodic shedding in the last quarter of the run (run longer: --time)\n");
     }
   }
   plot_forces(dir, "karman cylinder " + std::string(name) + ", D = " + std::to_string(p.diameter) + ", " + wall_name(p),
-              n);
-}
-
-/// Least-squares fit y ~ a cos(w t) + b sin(w t) + c over the samples; returns {a, b}.
-std::pair<double, double> harmonic_fit(const std::vector<double>& t, const std::vector<double>& y, double w,
-                                       std::size_t from) {
-  double m[3][4] = {};
-  for (std::size_t k = from; k < t.size(); ++k) {
-    const double basis[3] = {std::cos(w * t[k]), std::sin(w * t[k]), 1.0};
-    for (int i = 0; i < 3; ++i) {
-      for (int j = 0; j < 3; ++j) m[i][j] += basis[i] * basis[j];
-      m[i][3] += basis[i] * y[k];
-    }
-  }
-  // Gauss-Jordan on the normal equations (positive definite over more than a period).
-  for (int i = 0; i < 3; ++i) {
-    for (int r = 0; r < 3; ++r) {
-      if (r == i) continue;
-      const double f = m[r][i] / m[i][i];
-      for (int c = i; c < 4; ++c) m[r][c] -= f * m[i][c];
-    }
-  }
-  return {m[0][3] / m[0][0], m[1][3] / m[1][1]};
+              h.time.size());
 }
 
 /// `karman cylinder --case oscillating`: the in-line force's Morison coefficients over the second
-/// half of the run against Wang's analysis. The cylinder's velocity is U_m sin(w t), so the
-/// force's sine part is the drag's fundamental, -1/2 rho D C_d U_m^2 8 / (3 pi), and its cosine
-/// part the added mass's, -C_a rho (pi D^2 / 4) U_m w.
+/// half of the run (lbm::cases::morison_fit) against Wang's analysis.
 int run_oscillating(const comm::Ranks& ranks, RunOptions& opts, const lbm::cases::OscillatingCylinderParams& p,
                     int periods) {
   const auto l = lbm::cases::oscillating_cylinder_lattice(p);
@@ -392,7 +233,7 @@ int run_oscillating(const comm::Ranks& ranks, RunOptions& opts, const lbm::cases
                     {"ib_iterations", p.immersed.forcing_iterations},
                     {"ib_retraction", p.immersed.retraction}};
   const auto history = std::make_shared<ForceHistory>();
-  def.history = history->columns();
+  def.history = columns(*history);
   def.observe_every = std::max(1L, std::lround(l.period / 200.0));
   def.observe = [history, &ranks](lbm::FlowSolver& solver) {
     const auto f = solver.body_force();
@@ -412,13 +253,9 @@ int run_oscillating(const comm::Ranks& ranks, RunOptions& opts, const lbm::cases
                      return t;
                    }(),
                    h.drag, h.lift});
-    const double half = 0.5 * (h.time.empty() ? 0.0 : h.time.back());
-    std::size_t from = 0;
-    while (from < h.time.size() && h.time[from] < half) ++from;
-    const auto [a, b] = harmonic_fit(h.time, h.drag, l.omega, from);
-    const double d = p.diameter, u = p.max_velocity, volume = 0.25 * 3.14159265358979323846 * d * d;
-    const double cd = -3.0 * 3.14159265358979323846 * b / (4.0 * d * u * u);
-    const double cm = 1.0 - a / (volume * u * l.omega);
+    const lbm::cases::MorisonFit fit = lbm::cases::morison_fit(p, l, h);
+    const std::size_t from = fit.from;
+    const double cd = fit.coefficients.drag, cm = fit.coefficients.inertia;
     const auto wang = lbm::cases::stokes_wang(p.kc, p.beta);
     s["cylinder"] = {
         {"case", "oscillating"},
@@ -568,7 +405,7 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
       def.parameters["ib_retraction"] = p->immersed.retraction;
     }
     const auto history = std::make_shared<ForceHistory>();
-    def.history = history->columns();
+    def.history = columns(*history);
     def.observe_every = std::max(1L, std::lround(sample_time / l.dt));
     // c = 2 F / (rho U_mean^2 D H): in 3D the force on the whole span H (Schäfer & Turek §2.2);
     // in 2D per unit length, H = 1.

@@ -6,19 +6,16 @@
 
 #include <karman/comm/ranks.hpp>
 #include <karman/lbm/flow_solver.hpp>
+#include <karman/lbm/global_fields.hpp>
 
 #include <cstddef>
 #include <vector>
 
 namespace karman::app {
 
-/// The final density and velocity of the whole box on rank 0, in (z, y, x) order, x fastest.
-struct GlobalFields {
-  Extents extents;
-  std::vector<double> rho, ux, uy, uz;
-  /// Linear index of (x, y, z).
-  std::size_t at(int x, int y, int z) const { return std::size_t(extents.index(x, y, z)); }
-};
+/// The final density and velocity of the whole box on rank 0 (the solver layer's type, which the
+/// cases' analyses read).
+using lbm::GlobalFields;
 
 /// Host copies of this rank's owned moments in its box's order.
 struct HostSlab {
