@@ -57,6 +57,15 @@ typename Builder::result_type fold_pattern_and_forces(const SolverSetup& setup, 
   });
 }
 
+/// A builder's refusal of a collision it does not compile. A function template of its own, so
+/// that the call names `Collision` and is instantiated only where the refusal is reached: Clang
+/// checks a non-dependent call inside a generic lambda's discarded branch as soon as the
+/// enclosing fold is instantiated, and a builder that compiles every collision has no such member.
+template <class Collision, class Builder>
+std::string collision_refusal(const Builder& builder, const SolverSetup& setup) {
+  return builder.collision_refusal(setup);
+}
+
 /// The collision chosen at run time, refused where the lattice does not define it or the grid
 /// does not compile it; `per_collision(tag)` builds the rest (fold_pattern_and_forces, or an
 /// entry point instantiated in a unit of its own when collisions are split).
@@ -68,7 +77,7 @@ typename Builder::result_type fold_collision(const SolverSetup& setup, const Bui
     if constexpr (!Collision::template defined_for<L>) {
       throw Error(undefined_collision_message(Collision::name, L::name));
     } else if constexpr (!Builder::template compiles<Collision>) {
-      throw Error(builder.collision_refusal(setup));
+      throw Error(collision_refusal<Collision>(builder, setup));
     } else {
       return per_collision(collision);
     }
