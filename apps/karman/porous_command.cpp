@@ -471,12 +471,12 @@ CaseDefinition porous_definition(const PorousOptions& o, const std::shared_ptr<c
   };
   def.updated_voxels = fluid;
   def.started = [run, c, image, &ranks](lbm::FlowSolver& solver) {
-    const auto& sparse = dynamic_cast<const lbm::SparseFlowSolver&>(solver);  // make_solver's
+    const lbm::GridCounts counts = solver.grid_counts();
     run->ranks = ranks.size();
-    run->blocks = ranks.sum(double(sparse.block_count()));
-    run->boundary_blocks = ranks.sum(double(sparse.boundary_block_count()));
-    run->stored_voxels = ranks.sum(double(sparse.voxel_count()));
-    run->population_bytes = ranks.sum(double(sparse.population_bytes()));
+    run->blocks = ranks.sum(double(counts.blocks));
+    run->boundary_blocks = ranks.sum(double(counts.boundary_blocks));
+    run->stored_voxels = ranks.sum(double(solver.owned_box().local_voxels));
+    run->population_bytes = ranks.sum(double(solver.population_bytes()));
     if (!ranks.root()) return;
     std::printf("  %s sample, porosity %.4f, %.0f stored blocks (%.0f boundary), nu %.6g, ", c->sample.kind.c_str(),
                 image->porosity(), run->blocks, run->boundary_blocks, lbm::cases::viscosity(c->flow));

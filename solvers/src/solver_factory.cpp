@@ -3,6 +3,7 @@
 #include <karman/core/error.hpp>
 #include <karman/lbm/compiled_variants.hpp>
 #include <karman/lbm/solver_variant.hpp>
+#include <karman/lbm/sparse_block_edge.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
 #include <karman/lbm/variants.hpp>
 
@@ -149,7 +150,7 @@ std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup) {
   });
 }
 
-std::unique_ptr<SparseFlowSolver> make_sparse_solver(const SolverSetup& setup, BlockGrouping grouping) {
+std::unique_ptr<FlowSolver> make_sparse_solver(const SolverSetup& setup, BlockGrouping grouping) {
   check_setup(setup, "karman::lbm::make_sparse_solver");
 #if !KARMAN_ENABLE_MPI
   if (setup.ranks > 1) {
@@ -172,7 +173,7 @@ std::unique_ptr<SparseFlowSolver> make_sparse_solver(const SolverSetup& setup, B
     }
     return dispatch<Precisions>(v.precision, [&](auto precision) {
       using T = tag_type<decltype(precision)>;
-      return dispatch<Layouts>(v.layout, [&](auto layout) -> std::unique_ptr<SparseFlowSolver> {
+      return dispatch<Layouts>(v.layout, [&](auto layout) -> std::unique_ptr<FlowSolver> {
         using Layout = tag_type<decltype(layout)>;
         if constexpr (is_sparse_compiled(L::name, VariantName<T>::value, Layout::name)) {
           return detail::make_sparse_solver_variant<L, T, Layout>(setup, grouping);

@@ -6,7 +6,7 @@
 #include <karman/core/field.hpp>
 #include <karman/core/layouts.hpp>
 #include <karman/lbm/cell_flags.hpp>
-#include <karman/lbm/sparse_flow_solver.hpp>
+#include <karman/lbm/sparse_block_edge.hpp>
 #include <karman/lbm/sparse_memory.hpp>
 #include <karman/lbm/sparse_sample.hpp>
 #include <karman/lbm/variants.hpp>

@@ -98,7 +98,7 @@ Measurement measure(double c, int cell, double tau, const char* collision = "trt
   while (remaining > 2e-5 && steps < 200000) {
     solver->advance(chunk);
     steps += chunk;
-    const double now = cases::velocity_sum(solver->block_moments());
+    const double now = cases::velocity_sum(solver->moments());
     const double du = now - u;
     u = now;
     const double ratio = du_previous != 0 ? du / du_previous : 0.0;

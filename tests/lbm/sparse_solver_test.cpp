@@ -111,10 +111,12 @@ std::vector<NamedSetup> cases_for(int dim, const Variant& v) {
 }
 
 /// Expects the sparse solver's moments at every voxel of the box to equal the dense solver's
-/// bitwise; voxels the sparse grid does not store must be walls on the dense box.
-void expect_same_fields(const lbm::test::HostMoments& dense, SparseFlowSolver& sparse, const Extents& box,
+/// bitwise; voxels the sparse grid does not store (zeros in its moments) must be walls on the
+/// dense box.
+void expect_same_fields(const lbm::test::HostMoments& dense, FlowSolver& sparse, const Extents& box,
                         const std::string& what) {
-  const auto m = sparse.block_moments();
+  ASSERT_EQ(sparse.owned_box().size(), box.size()) << what << ": one rank owns the whole box";
+  const auto m = sparse.moments();
   const auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.rho);
   const auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.u);
   double max_speed = 0;
@@ -122,13 +124,9 @@ void expect_same_fields(const lbm::test::HostMoments& dense, SparseFlowSolver& s
     for (int y = 0; y < box.ny; ++y) {
       for (int x = 0; x < box.nx; ++x) {
         const auto k = std::size_t(box.index(x, y, z));
-        const index_t v = sparse.voxel_index(x, y, z);
+        const auto v = k;
         const std::string where =
             what + " at (" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ")";
-        if (v == absent_voxel) {
-          ASSERT_EQ(dense.rho[k], 0.0) << where << ": not stored, but not a wall on the dense box";
-          continue;
-        }
         ASSERT_EQ(rho(v), dense.rho[k]) << where << " rho";
         for (int d = 0; d < 3; ++d) {
           ASSERT_EQ(u(v, d), dense.u[3 * k + std::size_t(d)]) << where << " u" << d;
@@ -157,9 +155,10 @@ TEST(SparseSolver, SameFieldsAsDenseBitwise) {
               s.variant.layout = layout;
               const auto sparse = make_sparse_solver(s, grouping);
               const std::string what = c.name + " " + sparse->description() + " steps " + std::to_string(steps);
-              ASSERT_GT(sparse->boundary_block_count(), 0) << what;
+              const GridCounts counts = sparse->grid_counts();
+              ASSERT_GT(counts.boundary_blocks, 0) << what;
               if (c.has_bulk_blocks) {
-                ASSERT_LT(sparse->boundary_block_count(), sparse->block_count()) << what;
+                ASSERT_LT(counts.boundary_blocks, counts.blocks) << what;
               }
               sparse->advance(steps);
               expect_same_fields(dense, *sparse, s.global, what);
@@ -196,6 +195,12 @@ TEST(SparseSolver, FlowSolverFaceEqualsTheDenseSolvers) {
         ASSERT_EQ(sb.size(), db.size()) << what;
         ASSERT_TRUE(sb.is_slab()) << what;
         for (int a = 0; a < 3; ++a) ASSERT_EQ(sb.begin[std::size_t(a)], db.begin[std::size_t(a)]) << what;
+        // Both grids update the same fluid voxels; only the sparse one counts blocks.
+        const GridCounts dc = dense->grid_counts(), sc = sparse->grid_counts();
+        EXPECT_EQ(sc.fluid_voxels, dc.fluid_voxels) << what;
+        EXPECT_LT(dc.fluid_voxels, db.size()) << what << ": the cavity has walls";
+        EXPECT_EQ(dc.blocks, 0) << what;
+        EXPECT_GT(sc.blocks, 0) << what;
 
         const lbm::test::HostMoments dm = lbm::test::host_moments(*dense), sm = lbm::test::host_moments(*sparse);
         ASSERT_EQ(sm.rho, dm.rho) << what << ": density in owned-box order";
@@ -222,6 +227,7 @@ TEST(SparseSolver, FlowSolverFaceEqualsTheDenseSolvers) {
           ++fluid;
         }
         ASSERT_GT(fluid, 0u) << what;
+        EXPECT_EQ(index_t(fluid), dc.fluid_voxels) << what;
         ++compared;
       }
     }
@@ -380,11 +386,11 @@ TEST(SparseSolver, StoresPoreSpaceOnly) {
     return pack.image.is_solid(x, y, z) ? CellSpec{CellKind::solid, 0} : CellSpec{};
   };
   const auto sparse = make_sparse_solver(s);
-  EXPECT_EQ(sparse->fluid_voxels(), pack.image.fluid_voxels());
-  EXPECT_LT(sparse->voxel_count(), box.size());
+  const index_t stored = sparse->owned_box().local_voxels;
+  EXPECT_EQ(sparse->grid_counts().fluid_voxels, pack.image.fluid_voxels());
+  EXPECT_LT(stored, box.size());
   // AA: one lattice of Q populations per stored voxel.
-  EXPECT_EQ(sparse->population_bytes(),
-            std::size_t(sparse->voxel_count()) * 19 * std::size_t(precision_bytes(precision)));
+  EXPECT_EQ(sparse->population_bytes(), std::size_t(stored) * 19 * std::size_t(precision_bytes(precision)));
 }
 
 /// Live and peak bytes of the allocations in the default memory space, as Kokkos Tools see them
@@ -442,9 +448,9 @@ class AllocationTracker {
 
 // The estimate a run is refused by (sparse_memory.hpp) must be what the solver then allocates:
 // counted by Kokkos Tools' allocation hooks, the solver's persistent memory, the peak of its
-// construction and a block_moments() result each match the estimate within a small margin (the
-// fields' group-table handles, a few hundred bytes). Pores with walls, a channel with pressure
-// boundaries and padded blocks, 2D and 3D, AB and AA.
+// construction and a moments() call (the stored voxels' moments, gathered into the box's) each
+// match the estimate within a small margin (the fields' group-table handles, a few hundred bytes). Pores with walls, a
+// channel with pressure boundaries and padded blocks, 2D and 3D, AB and AA.
 TEST(SparseSolver, MemoryEstimateEqualsAllocation) {
   int checked = 0;
   for (const char* lattice : {"d3q19", "d2q9"}) {
@@ -463,14 +469,15 @@ TEST(SparseSolver, MemoryEstimateEqualsAllocation) {
         SCOPED_TRACE(std::string(lattice) + " " + pattern + " " + c.name);
         const SparseMemoryEstimate est = estimate_sparse_memory(c.setup);
         const auto margin = [&](double bytes) { return 0.001 * bytes + 4096.0; };
-        std::unique_ptr<SparseFlowSolver> solver;
+        std::unique_ptr<FlowSolver> solver;
         {
           AllocationTracker tracker;
           solver = make_sparse_solver(c.setup);
           ASSERT_GT(AllocationTracker::count(), 0) << "the Kokkos Tools allocation hooks did not fire";
-          EXPECT_EQ(est.blocks, solver->block_count());
-          EXPECT_EQ(est.voxels, solver->voxel_count());
-          EXPECT_EQ(est.fluid_voxels, solver->fluid_voxels());
+          const GridCounts counts = solver->grid_counts();
+          EXPECT_EQ(est.blocks, counts.blocks);
+          EXPECT_EQ(est.voxels, solver->owned_box().local_voxels);
+          EXPECT_EQ(est.fluid_voxels, counts.fluid_voxels);
           EXPECT_EQ(est.population_bytes, solver->population_bytes());
           EXPECT_NEAR(double(AllocationTracker::live()), double(est.persistent_bytes()),
                       margin(double(est.persistent_bytes())));
@@ -478,8 +485,11 @@ TEST(SparseSolver, MemoryEstimateEqualsAllocation) {
                       margin(double(est.peak_bytes())));
           EXPECT_LE(double(AllocationTracker::peak()), double(est.peak_bytes()) + margin(double(est.peak_bytes())));
           const std::int64_t before = AllocationTracker::live();
-          const MomentFields m = solver->block_moments();
-          EXPECT_NEAR(double(AllocationTracker::live() - before), double(est.moments_bytes),
+          AllocationTracker::reset_peak();
+          const MomentFields m = solver->moments();
+          const double box_moments = double(m.rho.span() + m.u.span()) * sizeof(double);
+          EXPECT_EQ(box_moments, double(c.setup.global.size()) * 4 * sizeof(double));
+          EXPECT_NEAR(double(AllocationTracker::peak() - before), double(est.moments_bytes) + box_moments,
                       margin(double(est.moments_bytes)));
         }
         EXPECT_GT(est.bytes_per_fluid_voxel(), 0.0);

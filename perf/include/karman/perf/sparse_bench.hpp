@@ -13,6 +13,7 @@
 #include <karman/lbm/compiled_variants.hpp>
 #include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/solver_factory.hpp>
+#include <karman/lbm/sparse_block_edge.hpp>
 #include <karman/lbm/sparse_memory.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
 #include <karman/perf/bench.hpp>
@@ -228,10 +229,11 @@ inline std::vector<SparseBenchRecord> run_sparse_bench(SparseBenchOptions o,
           const auto grouping = grid == "bitmask" ? BlockGrouping::bitmask : BlockGrouping::memory;
           const lbm::SparseMemoryEstimate memory = lbm::estimate_sparse_memory(setup);
           const auto solver = lbm::make_sparse_solver(setup, grouping);
-          r.fluid_voxels = solver->fluid_voxels();
-          r.stored_voxels = solver->voxel_count();
-          r.blocks = solver->block_count();
-          r.boundary_blocks = solver->boundary_block_count();
+          const lbm::GridCounts counts = solver->grid_counts();
+          r.fluid_voxels = counts.fluid_voxels;
+          r.stored_voxels = solver->owned_box().local_voxels;
+          r.blocks = counts.blocks;
+          r.boundary_blocks = counts.boundary_blocks;
           r.memory_bytes = memory.persistent_bytes();
           seconds = detail::time_samples([&](int s) { solver->advance(s); }, o.steps, o.warmup, o.repeat);
         }

@@ -52,6 +52,14 @@ double total_density(const MomentFields& m);
 /// Sum of rho |u|^2 / 2 over the voxels of `m`: a rank's share of the kinetic energy.
 double kinetic_energy(const MomentFields& m);
 
+/// What a rank updates: its fluid voxels and, on a block-sparse grid, the blocks they lie in.
+/// The voxels it stores, halos included, are OwnedBox::local_voxels.
+struct GridCounts {
+  index_t fluid_voxels = 0;          ///< owned voxels updated each step: those that are not solid
+  std::int64_t blocks = 0;           ///< blocks computed each step; 0 on a dense box
+  std::int64_t boundary_blocks = 0;  ///< of those, the ones that run the boundary kernel
+};
+
 /// A solver of one compiled variant on one rank's part of a grid: a slab or Cartesian block of the
 /// dense box, or block planes of the block-sparse grid.
 class FlowSolver {
@@ -76,6 +84,8 @@ class FlowSolver {
   virtual std::size_t immersed_markers() const = 0;
   /// Where this rank's owned voxels lie, and the process grid.
   virtual OwnedBox owned_box() const = 0;
+  /// The voxels and blocks this rank updates each step.
+  virtual GridCounts grid_counts() const = 0;
   /// Bytes of population storage (two lattices for AB, one for AA).
   virtual std::size_t population_bytes() const = 0;
   /// Bytes moved per voxel update: populations read and written, plus the flag word.

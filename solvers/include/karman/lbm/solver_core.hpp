@@ -204,6 +204,7 @@ class SolverCore : public FlowSolver {
   std::size_t wall_links() const override { return m_links.extent(0); }
 
   OwnedBox owned_box() const override { return partition_traits::owned_box(m_part); }
+  GridCounts grid_counts() const override { return {m_fluid_voxels, 0, 0}; }
   /// This rank's slab or block.
   const Partition& partition() const { return m_part; }
   std::size_t population_bytes() const override {
@@ -298,8 +299,12 @@ class SolverCore : public FlowSolver {
     if (m_pattern == Pattern::ab) m_f[1] = field_type("karman::populations_b", m_part.groups(), L::Q);
     // A box with no geometry is all fluid: flag words of zero, every voxel bulk.
     m_flags = Kokkos::View<flag_t*, MemorySpace>("karman::flags", std::size_t(m_part.local_size()));
+    m_fluid_voxels = m_part.owned().size();
     if (setup.geometry || !periodic_box(setup)) {
       const auto host = build_flags(m_part, setup, velocity_set<L>());
+      m_fluid_voxels = 0;
+      for (index_t v = m_part.owned().begin; v < m_part.owned().end; ++v)
+        m_fluid_voxels += flags::kind(host[std::size_t(v)]) != CellKind::solid;
       Kokkos::deep_copy(m_flags,
                         Kokkos::View<const flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                             host.data(), host.size()));
@@ -618,6 +623,7 @@ class SolverCore : public FlowSolver {
   Kokkos::View<WallLink*, MemorySpace> m_links;       ///< cut links of a curved body (curved_wall.hpp)
   Kokkos::View<WallSlot*, MemorySpace> m_wall_slots;  ///< bounce-back through solid slots (wall_slots.hpp)
   UpdateSchedule<MemorySpace> m_schedule;
+  index_t m_fluid_voxels = 0;  ///< grid_counts()
   std::int64_t m_steps = 0;
   const KernelLabels m_owned_label{"karman::stream_collide"};
   const KernelLabels m_interior_label{"karman::stream_collide_interior"};

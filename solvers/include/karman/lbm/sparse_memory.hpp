@@ -24,8 +24,9 @@ struct SparseMemoryEstimate {
   /// Transient: the initial density and velocity (8 + 24 bytes a voxel) the constructor fills the
   /// lattice from and frees again.
   std::size_t initial_state_bytes = 0;
-  /// One moments() result, density and velocity (8 + 24 bytes a voxel): what a caller holds
-  /// while it reads the flow.
+  /// Transient: the stored voxels' density and velocity (8 + 24 bytes a voxel) that moments()
+  /// computes and gathers into box order; the box-order result is the caller's (the run loop's
+  /// share of memory_need in porous_command.cpp).
   std::size_t moments_bytes = 0;
   /// Host memory of the construction on top of the caller's: the classified sample (a byte a
   /// voxel of the box), the grid's host tables and the initial state assembled on the host.

@@ -17,10 +17,11 @@
 #include <karman/core/for_each_block.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/layouts.hpp>
+#include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/owned_box_copies.hpp>
 #include <karman/lbm/setup_transport.hpp>
 #include <karman/lbm/solver_core.hpp>
-#include <karman/lbm/sparse_flow_solver.hpp>
+#include <karman/lbm/sparse_block_edge.hpp>
 #include <karman/lbm/sparse_sample.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
 #include <karman/lbm/stream_collide.hpp>
@@ -101,9 +102,12 @@ struct OwnedBoxPosition {
 /// Everything of a block-sparse solver that does not depend on its collision, pattern or
 /// force (runtime values here), instantiated once per (lattice, precision, layout) for every
 /// variant a unit compiles (as SolverCore for the dense box). SparseSolver derives from it and
-/// supplies update(), the launch of its stream-collide kernels.
+/// supplies update(), the launch of its stream-collide kernels. Its FlowSolver face is the dense
+/// solvers': moments, populations and flags in the order of owned_box() (the rank's block planes
+/// as voxel planes, cut at the box's side), zeros where no block is stored, so that a run loop,
+/// its output and its checkpoints serve every grid.
 template <class L, class Prec, class Layout, class MemorySpace>
-class SparseSolverCore : public SparseFlowSolver {
+class SparseSolverCore : public FlowSolver {
  protected:
   using T = compute_t<Prec>;
   using storage_type = storage_t<Prec>;
@@ -130,7 +134,11 @@ class SparseSolverCore : public SparseFlowSolver {
 
   std::int64_t steps() const override { return m_steps; }
 
-  MomentFields block_moments() override {
+  /// Density and velocity after the last step of every stored voxel, by the grid's voxel index;
+  /// 0 in walls, in the inactive voxels of partly filled blocks and in halo blocks. Collective
+  /// when ranks share the grid (the halos are exchanged first). moments() gathers the owned
+  /// ones in box order.
+  MomentFields stored_moments() {
     MomentFields out{Kokkos::View<double*>("karman::rho", m_grid.voxel_count()),
                      Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", m_grid.voxel_count(), 3)};
     const StepKind k = next_step();
@@ -150,11 +158,11 @@ class SparseSolverCore : public SparseFlowSolver {
   }
 
   MomentFields moments() override {
-    return moments_in_box_order<execution_space>(block_moments(), 0, owned_voxels(), owned_box_position(),
+    return moments_in_box_order<execution_space>(stored_moments(), 0, owned_voxels(), owned_box_position(),
                                                  owned_box().size());
   }
 
-  double local_mass() override { return total_density(block_moments()); }
+  double local_mass() override { return total_density(stored_moments()); }
   /// No body: the cases of this grid (porous media) have walls of voxels only.
   std::array<double, 3> body_force() override { return {0, 0, 0}; }
   std::size_t wall_links() const override { return 0; }
@@ -212,12 +220,11 @@ class SparseSolverCore : public SparseFlowSolver {
     if (m_exchanger) m_exchanger->reset_counters();
   }
 
-  index_t voxel_index(int x, int y, int z) const override { return m_grid.find(x, y, z); }
-  index_t voxel_count() const override { return m_grid.voxel_count(); }
-  index_t fluid_voxels() const override { return m_fluid_voxels; }
-  std::int64_t block_count() const override { return m_grid.owned_blocks().size(); }
-  std::int64_t boundary_block_count() const override { return m_grid.boundary_block_count(); }
-  BlockGrouping grouping() const override { return m_grid.grouping(); }
+  /// Every stored block on one rank, all but the halo blocks on several; the boundary blocks
+  /// are those of Meneghin & Mahmoud Table II.
+  GridCounts grid_counts() const override {
+    return {m_fluid_voxels, m_grid.owned_blocks().size(), m_grid.boundary_block_count()};
+  }
   std::size_t population_bytes() const override {
     return std::size_t(m_pattern == Pattern::ab ? 2 : 1) * std::size_t(m_f[0].view().extent(0)) * sizeof(storage_type);
   }
@@ -579,7 +586,7 @@ SparseSlab<FieldType> make_sparse_slab(const SolverSetup& setup) {
 /// defines, both patterns, no per-voxel force field (variant_fold.hpp).
 template <class L, class T, class Layout>
 struct SparseSolverBuilder {
-  using result_type = std::unique_ptr<SparseFlowSolver>;
+  using result_type = std::unique_ptr<FlowSolver>;
   template <class Collision>
   static constexpr bool compiles = true;
   template <class Collision, Pattern P>
@@ -603,7 +610,7 @@ struct SparseSolverBuilder {
 /// Definition of the per-collision entry point declared in sparse_solver_factory.hpp: every
 /// pattern, and the Guo force terms only for a case with a body force.
 template <class L, class T, class Layout, class Collision>
-std::unique_ptr<SparseFlowSolver> make_sparse_collision_variant(const SolverSetup& setup, BlockGrouping grouping) {
+std::unique_ptr<FlowSolver> make_sparse_collision_variant(const SolverSetup& setup, BlockGrouping grouping) {
   static_assert(Collision::template defined_for<L>,
                 "make_sparse_collision_variant: the collision is not defined for L");
   return fold_pattern_and_forces<Collision>(setup, SparseSolverBuilder<L, T, Layout>{grouping});
@@ -614,7 +621,7 @@ std::unique_ptr<SparseFlowSolver> make_sparse_collision_variant(const SolverSetu
 /// collision: every collision of variants.hpp defined for the lattice has its
 /// make_sparse_collision_variant instantiated (the others are refused).
 template <class L, class T, class Layout>
-std::unique_ptr<SparseFlowSolver> make_sparse_solver_variant(const SolverSetup& setup, BlockGrouping grouping) {
+std::unique_ptr<FlowSolver> make_sparse_solver_variant(const SolverSetup& setup, BlockGrouping grouping) {
   return fold_collision<L>(setup, SparseSolverBuilder<L, T, Layout>{grouping}, [&](auto collision) {
     return make_sparse_collision_variant<L, T, Layout, tag_type<decltype(collision)>>(setup, grouping);
   });
