@@ -46,6 +46,7 @@
 #include <karman/core/periodic_exchange.hpp>
 #include <karman/core/prefetch.hpp>
 #include <karman/core/profiling_region.hpp>
+#include <karman/core/refined_grid.hpp>
 #include <karman/core/refined_levels.hpp>
 #include <karman/core/shared_ranges.hpp>
 #include <karman/core/slab_halo_plan.hpp>

@@ -109,6 +109,17 @@ class RefinedLevels {
     return lv.refined.count(key(at)) ? LevelCover::refined : LevelCover::leaf;
   }
 
+  /// Whether a block of another level lies among the 26 neighbours (8 in 2D) of block position
+  /// `at` of `level`: the neighbour's space belongs to a coarser leaf, or its block is refined.
+  bool touches_another_level(int level, const LevelBlockCoordinates& at) const {
+    const Level& lv = at_level(level);
+    bool touches = false;
+    for_each_neighbour(lv.blocks, at, [&](const LevelBlockCoordinates& n) {
+      touches = touches || !exists(level, n) || lv.refined.count(key(n)) != 0;
+    });
+    return touches;
+  }
+
   /// The block of the next coarser level whose space holds block `at` of a level.
   static LevelBlockCoordinates parent(const LevelBlockCoordinates& at) {
     return {at[0] >> 1, at[1] >> 1, Dim == 3 ? at[2] >> 1 : 0};
@@ -278,11 +289,7 @@ class RefinedLevels {
       Level& level = m_levels[std::size_t(l)];
       for_each_existing(l, [&](const LevelBlockCoordinates& at) {
         if (level.refined.count(key(at))) return;
-        bool jump = false;
-        for_each_neighbour(level.blocks, at, [&](const LevelBlockCoordinates& n) {
-          jump = jump || !exists(l, n) || level.refined.count(key(n)) != 0;
-        });
-        level.leaves.push_back({at, jump});
+        level.leaves.push_back({at, touches_another_level(l, at)});
       });
       for (const std::uint64_t k : level.refined) {
         const LevelBlockCoordinates at = decode(k);

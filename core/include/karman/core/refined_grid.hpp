@@ -1,0 +1,211 @@
+#pragma once
+/// \file refined_grid.hpp
+/// A refined grid: one BlockSparseGrid per level of a RefinedLevels (refined_levels.hpp),
+/// holding the level's leaves and overlap blocks, and the tables that couple neighbouring levels
+/// (Rohde et al. 2006; the parent and child tables of Mahmoud, Salehipour & Meneghin, IPDPS 2024):
+/// - **explosion** (coarse to fine): a voxel of level l whose upwind neighbour lies in the space of
+///   a coarser leaf takes that coarse voxel's value. Its block's parent on level l + 1 is refined;
+///   the coarse voxel lies in the parent's 3^Dim neighbourhood, which the 2:1 balance stores, so
+///   `coarse_neighbour(l, b, dir)` gives its block in level l + 1's grid;
+/// - **coalescence** (fine to coarse): a coarse leaf whose upwind neighbour lies in a refined
+///   block reads the overlap block there, which gathers its children's values:
+///   `child(l, b, k)` gives child k of overlap block b of level l in level l - 1's grid.
+/// Every table holds block indices of the level grids (absent_block where nothing is stored), on
+/// the host and, for kernels, in MemorySpace. One rank holds every level; a level's blocks are
+/// its leaves and overlap blocks with every voxel active (geometry and MPI cuts come later).
+
+#include <karman/core/block_grid_view.hpp>
+#include <karman/core/block_shape.hpp>
+#include <karman/core/block_sparse_grid.hpp>
+#include <karman/core/error.hpp>
+#include <karman/core/extents.hpp>
+#include <karman/core/refined_levels.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace karman {
+
+/// What a stored block of a level grid is.
+enum class RefinedBlockRole : std::uint8_t {
+  leaf,          ///< computed on its level, away from a level jump
+  leaf_at_jump,  ///< computed on its level, with a block of another level among its neighbours
+  overlap,       ///< a refined block beside a leaf: where its children's values are gathered
+};
+
+/// The coupling tables of one level grid, for kernels (shallow copies, like a Kokkos::View).
+template <int Dim, class MemorySpace>
+struct RefinedLevelView {
+  /// roles(b): RefinedBlockRole of stored block b.
+  Kokkos::View<const std::uint8_t*, MemorySpace> roles;
+  /// coarse_neighbours(b * 3^Dim + dir): the block of the next coarser level's grid at direction
+  /// `dir` (BlockShape::direction) of block b's parent, or absent_block (and on the coarsest level).
+  Kokkos::View<const block_index_t*, MemorySpace> coarse_neighbours;
+  /// children(b * 2^Dim + k): child k (bits x, y, z of k) of overlap block b in the next finer
+  /// level's grid, or absent_block (other blocks, and the finest level).
+  Kokkos::View<const block_index_t*, MemorySpace> children;
+};
+
+/// The levels of a refined grid as block-sparse grids of Dim dimensions and blocks of B voxels
+/// along each axis (B the RefinedLevels' block edge), with the tables coupling them.
+template <int Dim, int B = 4, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class RefinedGrid {
+ public:
+  using level_grid = BlockSparseGrid<Dim, B, MemorySpace>;
+  using shape_type = BlockShape<Dim, B>;
+  using view_type = RefinedLevelView<Dim, MemorySpace>;
+  /// Children of a block.
+  static constexpr int children_per_block = 1 << Dim;
+
+  /// Builds a grid per level of `levels` (blocks of B voxels: its block edge must be B) and the
+  /// tables, on the host, copied to MemorySpace. `grouping` tells each level's boundary blocks
+  /// apart (block_sparse_grid.hpp). Throws karman::Error for another block edge.
+  RefinedGrid(const std::string& label, const RefinedLevels<Dim>& levels,
+              BlockGrouping grouping = BlockGrouping::memory) {
+    if (levels.block_edge() != B) {
+      throw Error("karman::RefinedGrid: the levels' block edge is " + std::to_string(levels.block_edge()) +
+                  "; this grid's blocks have " + std::to_string(B) + " voxels along each axis");
+    }
+    const std::array<bool, 3> periodic{levels.periodic(0), levels.periodic(1), levels.periodic(2)};
+    m_levels.reserve(std::size_t(levels.levels()));
+    for (int l = 0; l < levels.levels(); ++l) {
+      std::vector<typename level_grid::ActiveBlock> blocks;
+      for (const LevelBlock& b : levels.leaves(l)) blocks.push_back({b.at, shape_type::full_mask});
+      for (const LevelBlock& b : levels.overlaps(l)) blocks.push_back({b.at, shape_type::full_mask});
+      const Extents& lattice = levels.block_lattice(l);
+      const int planes = Dim == 3 ? lattice.nz : lattice.ny;
+      Level& level = m_levels.emplace_back();
+      if (blocks.empty()) continue;  // all refined without an overlap, or not reached by refinement
+      level.grid.emplace(
+          label + "_level" + std::to_string(l), levels.extents(l), periodic, OwnedBlockPlanes{0, planes}, blocks,
+          [](int, int, int) { return false; }, grouping);
+    }
+    for (int l = 0; l < levels.levels(); ++l) build_tables(levels, l);
+  }
+
+  /// Levels, the finest being 0.
+  int levels() const { return int(m_levels.size()); }
+  /// True when `level` stores no block (every block refined without an overlap, or a finer level
+  /// the refinement did not reach).
+  bool empty(int level) const { return !at_level(level).grid; }
+  /// The block-sparse grid of `level`: its leaves and overlap blocks. Throws karman::Error for an
+  /// empty level.
+  const level_grid& level(int level) const {
+    const Level& lv = at_level(level);
+    if (!lv.grid) throw Error("karman::RefinedGrid: level " + std::to_string(level) + " stores no block");
+    return *lv.grid;
+  }
+  /// The coupling tables of `level`, for kernels.
+  const view_type& view(int level) const { return at_level(level).view; }
+
+  /// What stored block b of `level` is (host copy).
+  RefinedBlockRole role(int level, block_index_t b) const {
+    return RefinedBlockRole(at_level(level).roles[std::size_t(b)]);
+  }
+  /// The block of level + 1's grid at direction `dir` (BlockShape::direction) of the parent of
+  /// block b of `level`, or absent_block (host copy).
+  block_index_t coarse_neighbour(int level, block_index_t b, int dir) const {
+    return at_level(level).coarse_neighbours[std::size_t(b) * shape_type::directions + std::size_t(dir)];
+  }
+  /// Child k of overlap block b of `level` in level - 1's grid, or absent_block (host copy).
+  block_index_t child(int level, block_index_t b, int k) const {
+    return at_level(level).children[std::size_t(b) * children_per_block + std::size_t(k)];
+  }
+
+ private:
+  struct Level {
+    std::optional<level_grid> grid;
+    std::vector<std::uint8_t> roles;
+    std::vector<block_index_t> coarse_neighbours;
+    std::vector<block_index_t> children;
+    view_type view;
+  };
+
+  const Level& at_level(int level) const {
+    if (level < 0 || level >= levels()) {
+      throw Error("karman::RefinedGrid: level " + std::to_string(level) + "; accepted: 0 to " +
+                  std::to_string(levels() - 1));
+    }
+    return m_levels[std::size_t(level)];
+  }
+
+  /// The stored block of `grid` at block coordinates `at` (wrapped along periodic axes), or
+  /// absent_block (always on an empty level).
+  static block_index_t block_at(const std::optional<level_grid>& level, std::array<int, 3> at) {
+    if (!level) return absent_block;
+    const level_grid& grid = *level;
+    const Extents& e = grid.extents();
+    const int n[3] = {e.nx / B, e.ny / B, Dim == 3 ? e.nz / B : 1};
+    for (int a = 0; a < Dim; ++a) {
+      int& c = at[std::size_t(a)];
+      if (c >= 0 && c < n[a]) continue;
+      if (!grid.periodic(a)) return absent_block;
+      c = ((c % n[a]) + n[a]) % n[a];
+    }
+    const index_t v = grid.find(at[0] * B, at[1] * B, Dim == 3 ? at[2] * B : 0);
+    return v == absent_voxel ? absent_block : level_grid::view_type::block_of(v);
+  }
+
+  /// Block coordinates of stored block b of `grid`.
+  static std::array<int, 3> coordinates(const level_grid& grid, block_index_t b) {
+    const std::array<int, 3> o = grid.origin(b);
+    return {o[0] / B, o[1] / B, o[2] / B};
+  }
+
+  void build_tables(const RefinedLevels<Dim>& levels, int l) {
+    Level& level = m_levels[std::size_t(l)];
+    if (!level.grid) return;
+    const level_grid& grid = *level.grid;
+    const auto n = std::size_t(grid.block_count());
+    level.roles.assign(n, std::uint8_t(RefinedBlockRole::leaf));
+    level.coarse_neighbours.assign(n * shape_type::directions, absent_block);
+    level.children.assign(n * children_per_block, absent_block);
+    for (block_index_t b = 0; b < grid.block_count(); ++b) {
+      const std::array<int, 3> at = coordinates(grid, b);
+      const LevelCover cover = levels.cover(l, at);
+      if (cover == LevelCover::refined) {
+        level.roles[std::size_t(b)] = std::uint8_t(RefinedBlockRole::overlap);
+        for (int k = 0; k < children_per_block; ++k) {
+          const std::array<int, 3> c{2 * at[0] + (k & 1), 2 * at[1] + ((k >> 1) & 1),
+                                     Dim == 3 ? 2 * at[2] + (k >> 2) : 0};
+          level.children[std::size_t(b) * children_per_block + std::size_t(k)] =
+              block_at(m_levels[std::size_t(l) - 1].grid, c);
+        }
+      } else if (levels.touches_another_level(l, at)) {
+        level.roles[std::size_t(b)] = std::uint8_t(RefinedBlockRole::leaf_at_jump);
+      }
+      if (l + 1 < levels.levels()) {
+        const std::array<int, 3> p = RefinedLevels<Dim>::parent(at);
+        const std::optional<level_grid>& coarse = m_levels[std::size_t(l) + 1].grid;
+        for (int dir = 0; dir < shape_type::directions; ++dir) {
+          const std::array<int, 3> q{p[0] + shape_type::direction_offset(dir, 0),
+                                     p[1] + shape_type::direction_offset(dir, 1),
+                                     Dim == 3 ? p[2] + shape_type::direction_offset(dir, 2) : 0};
+          level.coarse_neighbours[std::size_t(b) * shape_type::directions + std::size_t(dir)] = block_at(coarse, q);
+        }
+      }
+    }
+    level.view.roles = to_device<std::uint8_t>("karman::refined_roles", level.roles);
+    level.view.coarse_neighbours =
+        to_device<block_index_t>("karman::refined_coarse_neighbours", level.coarse_neighbours);
+    level.view.children = to_device<block_index_t>("karman::refined_children", level.children);
+  }
+
+  template <class T>
+  static Kokkos::View<const T*, MemorySpace> to_device(const std::string& label, const std::vector<T>& host) {
+    Kokkos::View<T*, MemorySpace> device(label, host.size());
+    Kokkos::deep_copy(device, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                  host.data(), host.size()));
+    return device;
+  }
+
+  std::vector<Level> m_levels;
+};
+
+}  // namespace karman
