@@ -4,11 +4,11 @@
 // fine voxels under an upwind overlap voxel through child() (coalescence); the device tables
 // equal the host ones.
 #include <karman/core/block_shape.hpp>
-#include <karman/core/morton.hpp>
 #include <karman/core/refined_grid.hpp>
 #include <karman/core/refined_levels.hpp>
 
 #include "../common/expect_error.hpp"
+#include "random_refinement.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,20 +21,6 @@ namespace {
 
 using namespace karman;
 using Space = Kokkos::DefaultExecutionSpace::memory_space;
-
-/// A reproducible coin per block: refines about one block in `one_in` on each level.
-struct RandomRule {
-  std::uint64_t seed;
-  int one_in;
-  bool operator()(int level, const LevelBlockCoordinates& at) const {
-    std::uint64_t h = seed ^ (std::uint64_t(level) << 56) ^
-                      morton_code(std::uint32_t(at[0]), std::uint32_t(at[1]), std::uint32_t(at[2]));
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return h % std::uint64_t(one_in) == 0;
-  }
-};
 
 /// Floor division (negative coordinates lie past a periodic side).
 int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -145,10 +131,10 @@ TEST(RefinedGrid, LevelsCoupleThroughTheirTables) {
   for (std::uint64_t seed : {1u, 2u}) {
     for (bool periodic : {false, true}) {
       const std::string what = "seed " + std::to_string(seed) + (periodic ? " periodic" : " closed");
-      const RefinedLevels<3> l3({12, 8, 8}, 4, {periodic, periodic, periodic}, 3, RandomRule{seed, 4});
+      const RefinedLevels<3> l3({12, 8, 8}, 4, {periodic, periodic, periodic}, 3, test::RandomRefinement{seed, 4});
       const RefinedGrid<3, 4, Space> g3("refined", l3);
       expect_coupled(l3, g3, "3D " + what, total);
-      const RefinedLevels<2> l2({32, 24, 1}, 8, {periodic, periodic, false}, 3, RandomRule{seed, 3});
+      const RefinedLevels<2> l2({32, 24, 1}, 8, {periodic, periodic, false}, 3, test::RandomRefinement{seed, 3});
       const RefinedGrid<2, 8, Space> g2("refined", l2);
       expect_coupled(l2, g2, "2D " + what, total);
       if (HasFatalFailure()) return;
@@ -160,7 +146,7 @@ TEST(RefinedGrid, LevelsCoupleThroughTheirTables) {
 
 // The device tables equal the host ones (a kernel counts what it finds).
 TEST(RefinedGrid, DeviceTablesEqualTheHosts) {
-  const RefinedLevels<3> levels({8, 8, 8}, 4, {true, true, true}, 3, RandomRule{5, 3});
+  const RefinedLevels<3> levels({8, 8, 8}, 4, {true, true, true}, 3, test::RandomRefinement{5, 3});
   const RefinedGrid<3, 4, Space> grid("refined", levels);
   for (int l = 0; l < grid.levels(); ++l) {
     if (grid.empty(l)) continue;

@@ -7,6 +7,7 @@
 #include <karman/core/refined_levels.hpp>
 
 #include "../common/expect_error.hpp"
+#include "random_refinement.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,20 +20,6 @@ namespace {
 
 using namespace karman;
 using Space = Kokkos::DefaultExecutionSpace::memory_space;
-
-/// A reproducible coin per block: refines about one block in `one_in` on each level.
-struct RandomRule {
-  std::uint64_t seed;
-  int one_in;
-  bool operator()(int level, const LevelBlockCoordinates& at) const {
-    std::uint64_t h = seed ^ (std::uint64_t(level) << 56) ^
-                      morton_code(std::uint32_t(at[0]), std::uint32_t(at[1]), std::uint32_t(at[2]));
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return h % std::uint64_t(one_in) == 0;
-  }
-};
 
 /// Coordinates of a block of `lattice` from its index, x fastest.
 LevelBlockCoordinates block_at(const Extents& lattice, index_t k) {
@@ -220,10 +207,11 @@ TEST(RefinedLevels, RandomRefinementStaysBalancedAndCoversTheBox) {
       for (int levels : {2, 3, 5}) {
         const std::string what = "seed " + std::to_string(seed) + (periodic ? " periodic" : " closed") + " " +
                                  std::to_string(levels) + " levels";
-        const RefinedLevels<3> r3({8, 12, 8}, 4, {periodic, periodic, periodic}, levels, RandomRule{seed, 5});
+        const RefinedLevels<3> r3({8, 12, 8}, 4, {periodic, periodic, periodic}, levels,
+                                  test::RandomRefinement{seed, 5});
         expect_leaves_cover_the_box_once(r3, "3D " + what);
         expect_balanced(r3, "3D " + what);
-        const RefinedLevels<2> r2({24, 16, 1}, 8, {periodic, periodic, false}, levels, RandomRule{seed, 3});
+        const RefinedLevels<2> r2({24, 16, 1}, 8, {periodic, periodic, false}, levels, test::RandomRefinement{seed, 3});
         expect_leaves_cover_the_box_once(r2, "2D " + what);
         expect_balanced(r2, "2D " + what);
         if (HasFatalFailure()) return;
@@ -259,7 +247,7 @@ TEST(RefinedLevels, SetUpAsksAboutExistingBlocksOnly) {
 // A level's leaves and overlap blocks are blocks of a BlockSparseGrid over the level's box.
 TEST(RefinedLevels, LevelBuildsABlockSparseGrid) {
   using Grid = BlockSparseGrid<3, 4, Space>;
-  const RefinedLevels<3> r({16, 16, 16}, 4, {true, true, true}, 3, RandomRule{7, 4});
+  const RefinedLevels<3> r({16, 16, 16}, 4, {true, true, true}, 3, test::RandomRefinement{7, 4});
   for (int l = 0; l < r.levels(); ++l) {
     std::vector<Grid::ActiveBlock> blocks;
     for (const LevelBlock& b : r.leaves(l)) blocks.push_back({b.at, ~Grid::mask_type(0)});
