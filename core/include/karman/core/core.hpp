@@ -5,6 +5,7 @@
 #include <karman/core/backend_traits.hpp>
 #include <karman/core/block_grid_view.hpp>
 #include <karman/core/block_neighbours.hpp>
+#include <karman/core/block_partition.hpp>
 #include <karman/core/block_shape.hpp>
 #include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/cartesian_halo_plan.hpp>
