@@ -3,6 +3,7 @@
 // neighbour lies in through coarse_neighbour() (explosion), and every coarse leaf voxel finds the
 // fine voxels under an upwind overlap voxel through child() (coalescence); the device tables
 // equal the host ones.
+#include <karman/core/block_partition.hpp>
 #include <karman/core/block_shape.hpp>
 #include <karman/core/refined_grid.hpp>
 #include <karman/core/refined_levels.hpp>
@@ -38,30 +39,41 @@ bool wrap(const Extents& e, const std::array<bool, 3>& periodic, std::array<int,
   return true;
 }
 
-/// The stored block of `grid` holding voxel `x` (inside the box), or absent_block.
-template <class Grid>
-block_index_t block_of(const Grid& grid, const std::array<int, 3>& x) {
-  const index_t v = grid.find(x[0], x[1], x[2]);
-  return v == absent_voxel ? absent_block : Grid::view_type::block_of(v);
+/// Block coordinates of voxel `x` (inside the box) for blocks of B voxels.
+template <int B>
+std::array<int, 3> block_coordinates(const std::array<int, 3>& x) {
+  return {x[0] / B, x[1] / B, x[2] / B};
+}
+
+/// The first voxel of the block of B voxels holding voxel `x`.
+template <int B>
+std::array<int, 3> block_origin(const std::array<int, 3>& x) {
+  return {x[0] / B * B, x[1] / B * B, x[2] / B * B};
 }
 
 bool is_leaf(RefinedBlockRole r) { return r == RefinedBlockRole::leaf || r == RefinedBlockRole::leaf_at_jump; }
 
-/// Checks roles, explosion and coalescence look-ups of `grid` built from `levels`; adds how
-/// many explosion and coalescence look-ups were checked to `checked`.
+/// Checks roles, explosion and coalescence look-ups of the owned blocks of `grid` (one rank's
+/// part of `levels`, or all of it); adds how many explosion and coalescence look-ups were checked
+/// to `checked`.
 template <int Dim, int B>
 void expect_coupled(const RefinedLevels<Dim>& levels, const RefinedGrid<Dim, B, Space>& grid, const std::string& what,
-                    std::array<int, 2>& checked) {
+                    std::array<int, 2>& checked, bool one_rank = true) {
   using Shape = BlockShape<Dim, B>;
   const std::array<bool, 3> periodic{levels.periodic(0), levels.periodic(1), levels.periodic(2)};
   const int dz = Dim == 3 ? 1 : 0;
   for (int l = 0; l < grid.levels(); ++l) {
     const std::size_t blocks = levels.leaves(l).size() + levels.overlaps(l).size();
-    ASSERT_EQ(grid.empty(l), blocks == 0) << what;
-    if (blocks == 0) continue;
+    if (one_rank) {
+      ASSERT_EQ(grid.empty(l), blocks == 0) << what;
+    }
+    if (grid.empty(l)) continue;
     const auto& g = grid.level(l);
-    EXPECT_EQ(std::size_t(g.block_count()), blocks) << what;
-    for (block_index_t b = 0; b < g.block_count(); ++b) {
+    if (one_rank) {
+      EXPECT_EQ(std::size_t(g.block_count()), blocks) << what;
+    }
+    const BlockRange owned = g.owned_blocks();
+    for (block_index_t b = owned.begin; b < owned.end; ++b) {
       const std::array<int, 3> o = g.origin(b);
       const LevelBlockCoordinates at{o[0] / B, o[1] / B, o[2] / B};
       const RefinedBlockRole role = grid.role(l, b);
@@ -83,7 +95,7 @@ void expect_coupled(const RefinedLevels<Dim>& levels, const RefinedGrid<Dim, B, 
               std::array<int, 3> p{x[0] - cx, x[1] - cy, x[2] - cz};  // upwind, unwrapped
               std::array<int, 3> pw = p;
               if (!wrap<Dim>(g.extents(), periodic, pw)) continue;
-              const block_index_t pb = block_of(g, pw);
+              const block_index_t pb = grid.block_at(l, block_coordinates<B>(pw));
               if (pb == absent_block) {
                 // Explosion: the coarse voxel under p, through the parent's neighbourhood.
                 ASSERT_EQ(role, RefinedBlockRole::leaf_at_jump)
@@ -100,7 +112,7 @@ void expect_coupled(const RefinedLevels<Dim>& levels, const RefinedGrid<Dim, B, 
                 ASSERT_TRUE(wrap<Dim>(coarse.extents(), periodic, q)) << what;
                 const block_index_t cb = grid.coarse_neighbour(l, b, Shape::direction(d[0], d[1], d[2]));
                 ASSERT_NE(cb, absent_block) << what << ": explosion finds no coarse block, level " << l;
-                ASSERT_EQ(cb, block_of(coarse, q)) << what;
+                ASSERT_EQ(coarse.origin(cb), block_origin<B>(q)) << what;
                 ASSERT_TRUE(is_leaf(grid.role(l + 1, cb))) << what << ": explosion reads an overlap block";
                 ++checked[0];
               } else if (grid.role(l, pb) == RefinedBlockRole::overlap) {
@@ -115,7 +127,7 @@ void expect_coupled(const RefinedLevels<Dim>& levels, const RefinedGrid<Dim, B, 
                   for (int a = 0; a < Dim; ++a) child |= (f[std::size_t(a)] / B - 2 * ob[std::size_t(a)]) << a;
                   const block_index_t fb = grid.child(l, pb, child);
                   ASSERT_NE(fb, absent_block) << what << ": coalescence finds no fine block, level " << l;
-                  ASSERT_EQ(fb, block_of(fine, f)) << what;
+                  ASSERT_EQ(fine.origin(fb), block_origin<B>(f)) << what;
                   ASSERT_TRUE(is_leaf(grid.role(l - 1, fb))) << what << ": coalescence gathers from an overlap block";
                 }
                 ++checked[1];
@@ -138,6 +150,46 @@ TEST(RefinedGrid, LevelsCoupleThroughTheirTables) {
       const RefinedGrid<2, 8, Space> g2("refined", l2);
       expect_coupled(l2, g2, "2D " + what, total);
       if (HasFatalFailure()) return;
+    }
+  }
+  EXPECT_GT(total[0], 0) << "no explosion look-up was checked";
+  EXPECT_GT(total[1], 0) << "no coalescence look-up was checked";
+}
+
+// Ranks cut the coarsest level by its work and every level shares the cuts: the ranks' owned
+// blocks cover each level once, and each rank's owned blocks find every coarser and overlap
+// voxel they read through its tables, halo blocks included.
+TEST(RefinedGrid, RanksShareTheCutsAndCoupleThroughTheirHalos) {
+  std::array<int, 2> total{0, 0};
+  for (bool periodic : {false, true}) {
+    const RefinedLevels<3> levels({8, 8, 32}, 4, {periodic, periodic, periodic}, 3, test::RandomRefinement{9, 3});
+    for (int ranks : {2, 3}) {
+      const std::string what = std::to_string(ranks) + " ranks" + (periodic ? " periodic" : " closed");
+      const BlockPartition partition(refined_plane_work(levels), ranks);
+      std::vector<std::vector<int>> owners(3);
+      for (int l = 0; l < 3; ++l) owners[std::size_t(l)].assign(std::size_t(levels.block_lattice(l).size()), 0);
+      for (int r = 0; r < ranks; ++r) {
+        const RefinedGrid<3, 4, Space> grid("refined", levels, partition, r);
+        expect_coupled(levels, grid, what + ", rank " + std::to_string(r), total, false);
+        if (HasFatalFailure()) return;
+        for (int l = 0; l < 3; ++l) {
+          const auto& g = grid.level(l);
+          const Extents& lattice = levels.block_lattice(l);
+          for (block_index_t b = g.owned_blocks().begin; b < g.owned_blocks().end; ++b) {
+            const std::array<int, 3> o = g.origin(b);
+            ++owners[std::size_t(l)][std::size_t(lattice.index(o[0] / 4, o[1] / 4, o[2] / 4))];
+          }
+        }
+      }
+      for (int l = 0; l < 3; ++l) {
+        std::vector<int> expected(owners[std::size_t(l)].size(), 0);
+        const Extents& lattice = levels.block_lattice(l);
+        for (const LevelBlock& b : levels.leaves(l))
+          expected[std::size_t(lattice.index(b.at[0], b.at[1], b.at[2]))] = 1;
+        for (const LevelBlock& b : levels.overlaps(l))
+          expected[std::size_t(lattice.index(b.at[0], b.at[1], b.at[2]))] = 1;
+        EXPECT_EQ(owners[std::size_t(l)], expected) << what << ": level " << l << " owned once by the ranks";
+      }
     }
   }
   EXPECT_GT(total[0], 0) << "no explosion look-up was checked";

@@ -11,14 +11,19 @@
 ///   block reads the overlap block there, which gathers its children's values:
 ///   `child(l, b, k)` gives child k of overlap block b of level l in level l - 1's grid.
 /// Every table holds block indices of the level grids (absent_block where nothing is stored), on
-/// the host and, for kernels, in MemorySpace. One rank holds every level; a level's blocks are
-/// its leaves and overlap blocks with every voxel active (geometry and MPI cuts come later).
+/// the host and, for kernels, in MemorySpace. A rank holds the planes a BlockPartition of the
+/// coarsest level gives it, on every level (shared cuts), with a halo block plane on each side;
+/// its tables cover the halo blocks too, so that an owned block's coarse neighbourhood reaches
+/// into the coarse level's halo plane. A level's blocks are its leaves and overlap blocks with
+/// every voxel active (geometry comes later).
 
 #include <karman/core/block_grid_view.hpp>
+#include <karman/core/block_partition.hpp>
 #include <karman/core/block_shape.hpp>
 #include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
+#include <karman/core/morton.hpp>
 #include <karman/core/refined_levels.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -28,6 +33,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace karman {
@@ -63,30 +69,47 @@ class RefinedGrid {
   /// Children of a block.
   static constexpr int children_per_block = 1 << Dim;
 
-  /// Builds a grid per level of `levels` (blocks of B voxels: its block edge must be B) and the
-  /// tables, on the host, copied to MemorySpace. `grouping` tells each level's boundary blocks
-  /// apart (block_sparse_grid.hpp). Throws karman::Error for another block edge.
+  /// Builds every level of `levels` on one rank (blocks of B voxels: its block edge must be B)
+  /// and the tables, on the host, copied to MemorySpace. `grouping` tells each level's boundary
+  /// blocks apart (block_sparse_grid.hpp). Throws karman::Error for another block edge.
   RefinedGrid(const std::string& label, const RefinedLevels<Dim>& levels,
+              BlockGrouping grouping = BlockGrouping::memory)
+      : RefinedGrid(label, levels, BlockPartition(std::vector<double>(std::size_t(coarsest_planes(levels)), 1.0), 1), 0,
+                    grouping) {}
+
+  /// Builds rank `rank`'s part of every level: the coarsest level's planes `partition` gives it
+  /// (cut for instance by refined_plane_work(levels)), scaled to each finer level. Throws
+  /// karman::Error for another block edge, or a partition of another number of planes.
+  RefinedGrid(const std::string& label, const RefinedLevels<Dim>& levels, const BlockPartition& partition, int rank,
               BlockGrouping grouping = BlockGrouping::memory) {
     if (levels.block_edge() != B) {
       throw Error("karman::RefinedGrid: the levels' block edge is " + std::to_string(levels.block_edge()) +
                   "; this grid's blocks have " + std::to_string(B) + " voxels along each axis");
     }
+    if (partition.planes() != coarsest_planes(levels)) {
+      throw Error("karman::RefinedGrid: the partition cuts " + std::to_string(partition.planes()) +
+                  " block planes; the coarsest level has " + std::to_string(coarsest_planes(levels)));
+    }
     const std::array<bool, 3> periodic{levels.periodic(0), levels.periodic(1), levels.periodic(2)};
+    const int top = levels.levels() - 1;
     m_levels.reserve(std::size_t(levels.levels()));
-    for (int l = 0; l < levels.levels(); ++l) {
+    for (int l = 0; l <= top; ++l) {
       std::vector<typename level_grid::ActiveBlock> blocks;
       for (const LevelBlock& b : levels.leaves(l)) blocks.push_back({b.at, shape_type::full_mask});
       for (const LevelBlock& b : levels.overlaps(l)) blocks.push_back({b.at, shape_type::full_mask});
-      const Extents& lattice = levels.block_lattice(l);
-      const int planes = Dim == 3 ? lattice.nz : lattice.ny;
       Level& level = m_levels.emplace_back();
-      if (blocks.empty()) continue;  // all refined without an overlap, or not reached by refinement
+      // One rank's level without a block (every block refined without an overlap, or a finer
+      // level the refinement did not reach) has no grid; a rank among several keeps an empty one.
+      if (blocks.empty() && partition.ranks() == 1) continue;
       level.grid.emplace(
-          label + "_level" + std::to_string(l), levels.extents(l), periodic, OwnedBlockPlanes{0, planes}, blocks,
+          label + "_level" + std::to_string(l), levels.extents(l), periodic, partition.owned(rank, top - l), blocks,
           [](int, int, int) { return false; }, grouping);
+      for (block_index_t b = 0; b < level.grid->block_count(); ++b) {
+        const std::array<int, 3> o = level.grid->origin(b);
+        level.index.emplace(key({o[0] / B, o[1] / B, o[2] / B}), b);
+      }
     }
-    for (int l = 0; l < levels.levels(); ++l) build_tables(levels, l);
+    for (int l = 0; l <= top; ++l) build_tables(levels, l);
   }
 
   /// Levels, the finest being 0.
@@ -103,6 +126,23 @@ class RefinedGrid {
   }
   /// The coupling tables of `level`, for kernels.
   const view_type& view(int level) const { return at_level(level).view; }
+
+  /// The stored block (owned or halo) at block coordinates `at` of `level`, wrapped along
+  /// periodic axes, or absent_block.
+  block_index_t block_at(int level, std::array<int, 3> at) const {
+    const Level& lv = at_level(level);
+    if (!lv.grid) return absent_block;
+    const Extents& e = lv.grid->extents();
+    const int n[3] = {e.nx / B, e.ny / B, Dim == 3 ? e.nz / B : 1};
+    for (int a = 0; a < Dim; ++a) {
+      int& c = at[std::size_t(a)];
+      if (c >= 0 && c < n[a]) continue;
+      if (!lv.grid->periodic(a)) return absent_block;
+      c = ((c % n[a]) + n[a]) % n[a];
+    }
+    const auto found = lv.index.find(key(at));
+    return found == lv.index.end() ? absent_block : found->second;
+  }
 
   /// What stored block b of `level` is (host copy).
   RefinedBlockRole role(int level, block_index_t b) const {
@@ -121,6 +161,7 @@ class RefinedGrid {
  private:
   struct Level {
     std::optional<level_grid> grid;
+    std::unordered_map<std::uint64_t, block_index_t> index;  ///< stored blocks by Morton key
     std::vector<std::uint8_t> roles;
     std::vector<block_index_t> coarse_neighbours;
     std::vector<block_index_t> children;
@@ -135,21 +176,12 @@ class RefinedGrid {
     return m_levels[std::size_t(level)];
   }
 
-  /// The stored block of `grid` at block coordinates `at` (wrapped along periodic axes), or
-  /// absent_block (always on an empty level).
-  static block_index_t block_at(const std::optional<level_grid>& level, std::array<int, 3> at) {
-    if (!level) return absent_block;
-    const level_grid& grid = *level;
-    const Extents& e = grid.extents();
-    const int n[3] = {e.nx / B, e.ny / B, Dim == 3 ? e.nz / B : 1};
-    for (int a = 0; a < Dim; ++a) {
-      int& c = at[std::size_t(a)];
-      if (c >= 0 && c < n[a]) continue;
-      if (!grid.periodic(a)) return absent_block;
-      c = ((c % n[a]) + n[a]) % n[a];
-    }
-    const index_t v = grid.find(at[0] * B, at[1] * B, Dim == 3 ? at[2] * B : 0);
-    return v == absent_voxel ? absent_block : level_grid::view_type::block_of(v);
+  static std::uint64_t key(const std::array<int, 3>& at) {
+    return morton_code(std::uint32_t(at[0]), std::uint32_t(at[1]), std::uint32_t(at[2]));
+  }
+
+  static int coarsest_planes(const RefinedLevels<Dim>& levels) {
+    return levels.block_lattice(levels.levels() - 1).extent(Dim - 1);
   }
 
   /// Block coordinates of stored block b of `grid`.
@@ -174,20 +206,18 @@ class RefinedGrid {
         for (int k = 0; k < children_per_block; ++k) {
           const std::array<int, 3> c{2 * at[0] + (k & 1), 2 * at[1] + ((k >> 1) & 1),
                                      Dim == 3 ? 2 * at[2] + (k >> 2) : 0};
-          level.children[std::size_t(b) * children_per_block + std::size_t(k)] =
-              block_at(m_levels[std::size_t(l) - 1].grid, c);
+          level.children[std::size_t(b) * children_per_block + std::size_t(k)] = block_at(l - 1, c);
         }
       } else if (levels.touches_another_level(l, at)) {
         level.roles[std::size_t(b)] = std::uint8_t(RefinedBlockRole::leaf_at_jump);
       }
       if (l + 1 < levels.levels()) {
         const std::array<int, 3> p = RefinedLevels<Dim>::parent(at);
-        const std::optional<level_grid>& coarse = m_levels[std::size_t(l) + 1].grid;
         for (int dir = 0; dir < shape_type::directions; ++dir) {
           const std::array<int, 3> q{p[0] + shape_type::direction_offset(dir, 0),
                                      p[1] + shape_type::direction_offset(dir, 1),
                                      Dim == 3 ? p[2] + shape_type::direction_offset(dir, 2) : 0};
-          level.coarse_neighbours[std::size_t(b) * shape_type::directions + std::size_t(dir)] = block_at(coarse, q);
+          level.coarse_neighbours[std::size_t(b) * shape_type::directions + std::size_t(dir)] = block_at(l + 1, q);
         }
       }
     }
