@@ -39,6 +39,7 @@
 #include <karman/core/layout_soa.hpp>
 #include <karman/core/layout_traits.hpp>
 #include <karman/core/layouts.hpp>
+#include <karman/core/level_transfer.hpp>
 #include <karman/core/memory_block.hpp>
 #include <karman/core/morton.hpp>
 #include <karman/core/neighbour_step.hpp>
