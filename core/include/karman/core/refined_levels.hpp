@@ -239,7 +239,8 @@ class RefinedLevels {
           for (int x = 0; x < b.nx; ++x) f(LevelBlockCoordinates{x, y, z});
       return;
     }
-    for (const std::uint64_t k : m_levels[std::size_t(level) + 1].refined) for_each_child(decode(k), f);
+    // at(): GCC 12 cannot see that the coarsest level returned above, and warns of the index.
+    for (const std::uint64_t k : m_levels.at(std::size_t(level) + 1).refined) for_each_child(decode(k), f);
   }
 
   static LevelBlockCoordinates decode(std::uint64_t k) {
