@@ -26,19 +26,6 @@ using Space = Kokkos::DefaultExecutionSpace::memory_space;
 /// Floor division (negative coordinates lie past a periodic side).
 int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-/// Wraps voxel coordinates into `e` along periodic axes; false past a closed side.
-template <int Dim>
-bool wrap(const Extents& e, const std::array<bool, 3>& periodic, std::array<int, 3>& x) {
-  const int n[3] = {e.nx, e.ny, e.nz};
-  for (int a = 0; a < Dim; ++a) {
-    int& c = x[std::size_t(a)];
-    if (c >= 0 && c < n[a]) continue;
-    if (!periodic[std::size_t(a)]) return false;
-    c = ((c % n[a]) + n[a]) % n[a];
-  }
-  return true;
-}
-
 /// Block coordinates of voxel `x` (inside the box) for blocks of B voxels.
 template <int B>
 std::array<int, 3> block_coordinates(const std::array<int, 3>& x) {
@@ -94,7 +81,7 @@ void expect_coupled(const RefinedLevels<Dim>& levels, const RefinedGrid<Dim, B, 
             for (int cx = -1; cx <= 1; ++cx) {
               std::array<int, 3> p{x[0] - cx, x[1] - cy, x[2] - cz};  // upwind, unwrapped
               std::array<int, 3> pw = p;
-              if (!wrap<Dim>(g.extents(), periodic, pw)) continue;
+              if (!wrap_block<Dim>(g.extents(), periodic, pw)) continue;
               const block_index_t pb = grid.block_at(l, block_coordinates<B>(pw));
               if (pb == absent_block) {
                 // Explosion: the coarse voxel under p, through the parent's neighbourhood.
@@ -109,7 +96,7 @@ void expect_coupled(const RefinedLevels<Dim>& levels, const RefinedGrid<Dim, B, 
                   ASSERT_LE(d[a], 1) << what;
                 }
                 const auto& coarse = grid.level(l + 1);
-                ASSERT_TRUE(wrap<Dim>(coarse.extents(), periodic, q)) << what;
+                ASSERT_TRUE(wrap_block<Dim>(coarse.extents(), periodic, q)) << what;
                 const block_index_t cb = grid.coarse_neighbour(l, b, Shape::direction(d[0], d[1], d[2]));
                 ASSERT_NE(cb, absent_block) << what << ": explosion finds no coarse block, level " << l;
                 ASSERT_EQ(coarse.origin(cb), block_origin<B>(q)) << what;

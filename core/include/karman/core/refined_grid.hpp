@@ -23,7 +23,6 @@
 #include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
-#include <karman/core/morton.hpp>
 #include <karman/core/refined_levels.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -104,10 +103,8 @@ class RefinedGrid {
       level.grid.emplace(
           label + "_level" + std::to_string(l), levels.extents(l), periodic, partition.owned(rank, top - l), blocks,
           [](int, int, int) { return false; }, grouping);
-      for (block_index_t b = 0; b < level.grid->block_count(); ++b) {
-        const std::array<int, 3> o = level.grid->origin(b);
-        level.index.emplace(key({o[0] / B, o[1] / B, o[2] / B}), b);
-      }
+      for (block_index_t b = 0; b < level.grid->block_count(); ++b)
+        level.index.emplace(level_block_key(coordinates(*level.grid, b)), b);
     }
     for (int l = 0; l <= top; ++l) build_tables(levels, l);
   }
@@ -132,15 +129,12 @@ class RefinedGrid {
   block_index_t block_at(int level, std::array<int, 3> at) const {
     const Level& lv = at_level(level);
     if (!lv.grid) return absent_block;
-    const Extents& e = lv.grid->extents();
-    const int n[3] = {e.nx / B, e.ny / B, Dim == 3 ? e.nz / B : 1};
-    for (int a = 0; a < Dim; ++a) {
-      int& c = at[std::size_t(a)];
-      if (c >= 0 && c < n[a]) continue;
-      if (!lv.grid->periodic(a)) return absent_block;
-      c = ((c % n[a]) + n[a]) % n[a];
+    const level_grid& grid = *lv.grid;
+    if (!wrap_block<Dim>(level_grid::block_lattice(grid.extents()),
+                         {grid.periodic(0), grid.periodic(1), grid.periodic(2)}, at)) {
+      return absent_block;
     }
-    const auto found = lv.index.find(key(at));
+    const auto found = lv.index.find(level_block_key(at));
     return found == lv.index.end() ? absent_block : found->second;
   }
 
@@ -174,10 +168,6 @@ class RefinedGrid {
                   std::to_string(levels() - 1));
     }
     return m_levels[std::size_t(level)];
-  }
-
-  static std::uint64_t key(const std::array<int, 3>& at) {
-    return morton_code(std::uint32_t(at[0]), std::uint32_t(at[1]), std::uint32_t(at[2]));
   }
 
   static int coarsest_planes(const RefinedLevels<Dim>& levels) {

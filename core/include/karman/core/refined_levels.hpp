@@ -41,6 +41,26 @@ struct LevelBlock {
   bool next_to_jump = false;   ///< a leaf with a block of another level among its 26 neighbours
 };
 
+/// The Morton key of block coordinates: the order a level lists its blocks in, and what its
+/// blocks are looked up by.
+inline std::uint64_t level_block_key(const LevelBlockCoordinates& at) {
+  return morton_code(std::uint32_t(at[0]), std::uint32_t(at[1]), std::uint32_t(at[2]));
+}
+
+/// Wraps block coordinates `at` into `lattice` along the periodic axes of a Dim-dimensional box;
+/// false when they lie past a closed side.
+template <int Dim>
+bool wrap_block(const Extents& lattice, const std::array<bool, 3>& periodic, LevelBlockCoordinates& at) {
+  const int n[3] = {lattice.nx, lattice.ny, lattice.nz};
+  for (int a = 0; a < Dim; ++a) {
+    int& c = at[std::size_t(a)];
+    if (c >= 0 && c < n[a]) continue;
+    if (!periodic[std::size_t(a)]) return false;
+    c = ((c % n[a]) + n[a]) % n[a];
+  }
+  return Dim == 3 || at[2] == 0;
+}
+
 /// What covers a block position of one level.
 enum class LevelCover {
   outside,  ///< past a non-periodic side of the box
@@ -151,9 +171,7 @@ class RefinedLevels {
     std::vector<LevelBlock> overlaps;
   };
 
-  static std::uint64_t key(const LevelBlockCoordinates& at) {
-    return morton_code(std::uint32_t(at[0]), std::uint32_t(at[1]), std::uint32_t(at[2]));
-  }
+  static std::uint64_t key(const LevelBlockCoordinates& at) { return level_block_key(at); }
 
   static void check(const Extents& coarsest, int block_edge, int levels) {
     if (levels < 1 || levels > max_levels) {
@@ -188,17 +206,7 @@ class RefinedLevels {
   }
 
   /// Wraps `at` into `blocks` along periodic axes; false when it lies past a closed side.
-  bool wrap(const Extents& blocks, LevelBlockCoordinates& at) const {
-    const int n[3] = {blocks.nx, blocks.ny, blocks.nz};
-    for (int a = 0; a < Dim; ++a) {
-      int& c = at[std::size_t(a)];
-      if (c >= 0 && c < n[a]) continue;
-      if (!m_periodic[std::size_t(a)]) return false;
-      c = ((c % n[a]) + n[a]) % n[a];
-    }
-    if (Dim == 2 && at[2] != 0) return false;
-    return true;
-  }
+  bool wrap(const Extents& blocks, LevelBlockCoordinates& at) const { return wrap_block<Dim>(blocks, m_periodic, at); }
 
   /// Whether block `at` (inside the lattice) exists on `level`: every block of the coarsest
   /// level does, a finer one where its parent is refined.
