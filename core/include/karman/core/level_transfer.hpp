@@ -31,17 +31,25 @@ struct AccumulateChildren {
     const block_index_t b = block_index_t(voxel / shape::voxels);
     if (tables.roles(b) != std::uint8_t(RefinedBlockRole::overlap)) return;
     const int local = int(voxel % shape::voxels);
-    // The voxel's children are the fine voxels 2g + k, g its coordinates in the coarse level;
-    // their block is child (bits of 2g + k over B, relative to 2 · the block's coordinates).
+    // The voxel's children are the fine voxels 2g + k, g its coordinates in the coarse level:
+    // along each axis, 2g + bit lies in child (2g + bit) / B - 2 · (the block's coordinate),
+    // at (2g + bit) % B there. Worked out once per axis, then combined for the 2^Dim children.
+    int child_bit[3][2] = {}, local_at[3][2] = {};
+    for (int a = 0; a < Dim; ++a) {
+      const int origin = origins(std::size_t(b) * 3 + std::size_t(a));
+      const int twice = 2 * (origin + shape::local_coordinate(local, a));
+      for (int bit = 0; bit < 2; ++bit) {
+        child_bit[a][bit] = (twice + bit) / B - 2 * (origin / B);
+        local_at[a][bit] = (twice + bit) % B;
+      }
+    }
     index_t children[1 << Dim];
     for (int k = 0; k < (1 << Dim); ++k) {
-      int child = 0, fine_local = 0, stride = 1;
-      for (int a = 0; a < Dim; ++a) {
-        const int g = origins(std::size_t(b) * 3 + std::size_t(a)) + shape::local_coordinate(local, a);
-        const int f = 2 * g + ((k >> a) & 1);
-        child |= (f / B - 2 * (origins(std::size_t(b) * 3 + std::size_t(a)) / B)) << a;
-        fine_local += (f % B) * stride;
-        stride *= B;
+      int child = 0, fine_local = 0;
+      for (int a = 0, stride = 1; a < Dim; ++a, stride *= B) {
+        const int bit = (k >> a) & 1;
+        child |= child_bit[a][bit] << a;
+        fine_local += local_at[a][bit] * stride;
       }
       const block_index_t cb = tables.children(std::size_t(b) * (1 << Dim) + std::size_t(child));
       if (cb == absent_block) return;  // refined further: no coarse leaf reads this voxel
