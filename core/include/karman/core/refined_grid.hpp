@@ -39,7 +39,7 @@ namespace karman {
 
 /// What a stored block of a level grid is.
 enum class RefinedBlockRole : std::uint8_t {
-  leaf,          ///< computed on its level, away from a level jump
+  leaf = 0,      ///< computed on its level, away from a level jump (zero: a new table says leaf)
   leaf_at_jump,  ///< computed on its level, with a block of another level among its neighbours
   overlap,       ///< a refined block beside a leaf: where its children's values are gathered
 };
@@ -140,25 +140,26 @@ class RefinedGrid {
 
   /// What stored block b of `level` is (host copy).
   RefinedBlockRole role(int level, block_index_t b) const {
-    return RefinedBlockRole(at_level(level).roles[std::size_t(b)]);
+    return RefinedBlockRole(at_level(level).roles(std::size_t(b)));
   }
   /// The block of level + 1's grid at direction `dir` (BlockShape::direction) of the parent of
   /// block b of `level`, or absent_block (host copy).
   block_index_t coarse_neighbour(int level, block_index_t b, int dir) const {
-    return at_level(level).coarse_neighbours[std::size_t(b) * shape_type::directions + std::size_t(dir)];
+    return at_level(level).coarse_neighbours(std::size_t(b) * shape_type::directions + std::size_t(dir));
   }
   /// Child k of overlap block b of `level` in level - 1's grid, or absent_block (host copy).
   block_index_t child(int level, block_index_t b, int k) const {
-    return at_level(level).children[std::size_t(b) * children_per_block + std::size_t(k)];
+    return at_level(level).children(std::size_t(b) * children_per_block + std::size_t(k));
   }
 
  private:
   struct Level {
     std::optional<level_grid> grid;
     std::unordered_map<std::uint64_t, block_index_t> index;  ///< stored blocks by Morton key
-    std::vector<std::uint8_t> roles;
-    std::vector<block_index_t> coarse_neighbours;
-    std::vector<block_index_t> children;
+    // The host tables; view holds their copies in MemorySpace (the same Views on a host backend).
+    Kokkos::View<std::uint8_t*, Kokkos::HostSpace> roles;
+    Kokkos::View<block_index_t*, Kokkos::HostSpace> coarse_neighbours;
+    Kokkos::View<block_index_t*, Kokkos::HostSpace> children;
     view_type view;
   };
 
@@ -185,21 +186,24 @@ class RefinedGrid {
     if (!level.grid) return;
     const level_grid& grid = *level.grid;
     const auto n = std::size_t(grid.block_count());
-    level.roles.assign(n, std::uint8_t(RefinedBlockRole::leaf));
-    level.coarse_neighbours.assign(n * shape_type::directions, absent_block);
-    level.children.assign(n * children_per_block, absent_block);
+    level.roles = decltype(level.roles)("karman::refined_roles", n);  // zeros: RefinedBlockRole::leaf
+    level.coarse_neighbours =
+        decltype(level.coarse_neighbours)("karman::refined_coarse_neighbours", n * shape_type::directions);
+    level.children = decltype(level.children)("karman::refined_children", n * children_per_block);
+    Kokkos::deep_copy(level.coarse_neighbours, absent_block);
+    Kokkos::deep_copy(level.children, absent_block);
     for (block_index_t b = 0; b < grid.block_count(); ++b) {
       const std::array<int, 3> at = coordinates(grid, b);
       const LevelCover cover = levels.cover(l, at);
       if (cover == LevelCover::refined) {
-        level.roles[std::size_t(b)] = std::uint8_t(RefinedBlockRole::overlap);
+        level.roles(std::size_t(b)) = std::uint8_t(RefinedBlockRole::overlap);
         for (int k = 0; k < children_per_block; ++k) {
           const std::array<int, 3> c{2 * at[0] + (k & 1), 2 * at[1] + ((k >> 1) & 1),
                                      Dim == 3 ? 2 * at[2] + (k >> 2) : 0};
-          level.children[std::size_t(b) * children_per_block + std::size_t(k)] = block_at(l - 1, c);
+          level.children(std::size_t(b) * children_per_block + std::size_t(k)) = block_at(l - 1, c);
         }
       } else if (levels.touches_another_level(l, at)) {
-        level.roles[std::size_t(b)] = std::uint8_t(RefinedBlockRole::leaf_at_jump);
+        level.roles(std::size_t(b)) = std::uint8_t(RefinedBlockRole::leaf_at_jump);
       }
       if (l + 1 < levels.levels()) {
         const std::array<int, 3> p = RefinedLevels<Dim>::parent(at);
@@ -207,22 +211,13 @@ class RefinedGrid {
           const std::array<int, 3> q{p[0] + shape_type::direction_offset(dir, 0),
                                      p[1] + shape_type::direction_offset(dir, 1),
                                      Dim == 3 ? p[2] + shape_type::direction_offset(dir, 2) : 0};
-          level.coarse_neighbours[std::size_t(b) * shape_type::directions + std::size_t(dir)] = block_at(l + 1, q);
+          level.coarse_neighbours(std::size_t(b) * shape_type::directions + std::size_t(dir)) = block_at(l + 1, q);
         }
       }
     }
-    level.view.roles = to_device<std::uint8_t>("karman::refined_roles", level.roles);
-    level.view.coarse_neighbours =
-        to_device<block_index_t>("karman::refined_coarse_neighbours", level.coarse_neighbours);
-    level.view.children = to_device<block_index_t>("karman::refined_children", level.children);
-  }
-
-  template <class T>
-  static Kokkos::View<const T*, MemorySpace> to_device(const std::string& label, const std::vector<T>& host) {
-    Kokkos::View<T*, MemorySpace> device(label, host.size());
-    Kokkos::deep_copy(device, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                                  host.data(), host.size()));
-    return device;
+    level.view.roles = Kokkos::create_mirror_view_and_copy(MemorySpace(), level.roles);
+    level.view.coarse_neighbours = Kokkos::create_mirror_view_and_copy(MemorySpace(), level.coarse_neighbours);
+    level.view.children = Kokkos::create_mirror_view_and_copy(MemorySpace(), level.children);
   }
 
   std::vector<Level> m_levels;
