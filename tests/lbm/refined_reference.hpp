@@ -25,6 +25,7 @@
 #include <karman/core/refined_levels.hpp>
 #include <karman/lbm/collision.hpp>
 #include <karman/lbm/equilibrium.hpp>
+#include <karman/lbm/level_coupling.hpp>
 #include <karman/lbm/level_relaxation.hpp>
 
 #include <array>
@@ -79,6 +80,43 @@ class RefinedReference {
   const Extents& box(int l) const { return m_state[std::size_t(l)].box; }
   /// Population i of voxel v of level l.
   double population(int l, index_t v, int i) const { return m_state[std::size_t(l)].f[slot(v, i)]; }
+
+  /// Where a pull reads from: a state of the pulling level or a neighbouring one (level_coupling.hpp)
+  /// at voxel coordinates `at` of the level that state belongs to, wrapped into its box.
+  struct Source {
+    lbm::CoupledState state;
+    std::array<int, 3> at;
+    friend bool operator==(const Source& a, const Source& b) { return a.state == b.state && a.at == b.at; }
+  };
+
+  /// The sources of population i of leaf voxel x of level l in sub-step s (0 or 1) of the coarser
+  /// level's step: one, or the 2^D paths of x's virtual voxels on level l - 1 (averaged).
+  std::vector<Source> sources(int l, const std::array<int, 3>& x, int i, int s) const {
+    if (l > 0) {
+      // The 2^D virtual voxels y of x on level l - 1, in order, and what reaches each along
+      // y - c_i, y - 2 c_i: a finer voxel's value after or before the first sub-step, else what
+      // reaches x itself from its own level or a coarser one.
+      std::vector<Source> out;
+      bool finer = false;
+      for (int k = 0; k < (1 << D); ++k) {
+        std::array<int, 3> y{0, 0, 0};
+        for (int a = 0; a < D; ++a) y[std::size_t(a)] = 2 * x[std::size_t(a)] + ((k >> a) & 1);
+        const auto q1 = back(y, i, 1), q2 = back(y, i, 2);
+        if (leaf_at(l - 1, q1)) {
+          out.push_back({lbm::CoupledState::finer_half, wrapped(l - 1, q1)});
+          finer = true;
+        } else if (leaf_at(l - 1, q2)) {
+          out.push_back({lbm::CoupledState::finer_start, wrapped(l - 1, q2)});
+          finer = true;
+        } else {
+          out.push_back(from_own_or_coarser(l, x, i, s));
+        }
+      }
+      // Away from finer voxels the pull is a uniform grid's, bit for bit.
+      if (finer) return out;
+    }
+    return {from_own_or_coarser(l, x, i, s)};
+  }
 
   /// The sum over every level's leaves of a voxel's `moment` (its populations' sum weighted by
   /// weight(i)) times its volume in finest voxels.
@@ -150,46 +188,41 @@ class RefinedReference {
 
   /// Population i reaching voxel x of level l from level l itself or the next coarser level in
   /// sub-step s (0 or 1) of that level's step.
-  double from_own_or_coarser(int l, const std::array<int, 3>& x, int i, int s) const {
-    const Level& level = m_state[std::size_t(l)];
+  Source from_own_or_coarser(int l, const std::array<int, 3>& x, int i, int s) const {
     const auto p1 = back(x, i, 1);
-    if (leaf_at(l, p1)) return level.f[slot(index(l, p1), i)];
+    if (leaf_at(l, p1)) return {lbm::CoupledState::own, wrapped(l, p1)};
     if (l + 1 >= levels()) throw std::logic_error("RefinedReference: a path leaves the coarsest level");
     // Coarser space: its virtual voxel at p1 holds what stood there (s = 0) or at x - 2 c_i
     // (s = 1) when the coarser level's step began.
     const auto source = s == 0 ? p1 : back(x, i, 2);
-    if (s == 1 && leaf_at(l, source)) return level.at_start[slot(index(l, source), i)];
-    return m_state[std::size_t(l + 1)].f[slot(index(l + 1, parent(l, source)), i)];
+    if (s == 1 && leaf_at(l, source)) return {lbm::CoupledState::own_start, wrapped(l, source)};
+    return {lbm::CoupledState::coarser, parent(l, source)};
+  }
+
+  /// The value of population i at `source`, for a pull of level l.
+  double value(int l, const Source& source, int i) const {
+    switch (source.state) {
+      case lbm::CoupledState::own:
+        return m_state[std::size_t(l)].f[slot(index(l, source.at), i)];
+      case lbm::CoupledState::own_start:
+        return m_state[std::size_t(l)].at_start[slot(index(l, source.at), i)];
+      case lbm::CoupledState::coarser:
+        return m_state[std::size_t(l + 1)].f[slot(index(l + 1, source.at), i)];
+      case lbm::CoupledState::finer_half:
+        return m_state[std::size_t(l - 1)].at_half[slot(index(l - 1, source.at), i)];
+      case lbm::CoupledState::finer_start:
+        return m_state[std::size_t(l - 1)].at_start[slot(index(l - 1, source.at), i)];
+    }
+    throw std::logic_error("RefinedReference: unknown state");
   }
 
   /// Population i pulled by leaf voxel x of level l in sub-step s of the coarser level's step.
   double pull(int l, const std::array<int, 3>& x, int i, int s) const {
-    if (l == 0) return from_own_or_coarser(l, x, i, s);
-    // The 2^D virtual voxels y of x on level l - 1, in order, and what reaches each along
-    // y - c_i, y - 2 c_i: a finer voxel's value after or before the first sub-step, else what
-    // reaches x itself from its own level or a coarser one.
-    const Level& fine = m_state[std::size_t(l - 1)];
-    const int children = 1 << D;
-    double sum = 0, own = 0;
-    bool finer = false, own_known = false;
-    for (int k = 0; k < children; ++k) {
-      std::array<int, 3> y{0, 0, 0};
-      for (int a = 0; a < D; ++a) y[std::size_t(a)] = 2 * x[std::size_t(a)] + ((k >> a) & 1);
-      const auto q1 = back(y, i, 1), q2 = back(y, i, 2);
-      if (leaf_at(l - 1, q1)) {
-        sum += fine.at_half[slot(index(l - 1, q1), i)];
-        finer = true;
-      } else if (leaf_at(l - 1, q2)) {
-        sum += fine.at_start[slot(index(l - 1, q2), i)];
-        finer = true;
-      } else {
-        if (!own_known) own = from_own_or_coarser(l, x, i, s);
-        own_known = true;
-        sum += own;
-      }
-    }
-    // Away from finer voxels the pull is a uniform grid's, bit for bit.
-    return finer ? sum / children : own;
+    const std::vector<Source> from = sources(l, x, i, s);
+    if (from.size() == 1) return value(l, from[0], i);
+    double sum = 0;
+    for (const Source& source : from) sum += value(l, source, i);
+    return sum / double(from.size());
   }
 
   /// Level l's step, sub-step s of the coarser level's (0 on the coarsest level).

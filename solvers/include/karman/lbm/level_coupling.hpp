@@ -1,0 +1,213 @@
+#pragma once
+/// \file level_coupling.hpp
+/// Where the voxels next to a level jump of a refined grid (refined_grid.hpp) pull their
+/// populations from: the coupling of levels as virtual fine streaming (docs/multiresolution.md).
+/// A voxel of level l + 1 stands for 2^Dim virtual voxels of level l, and every population moves
+/// one level-l voxel a level-l step along its own path, so each one has exactly one receiver
+/// (mass and momentum conserved to rounding at the corners and edges of a refined region too):
+///  - explosion: a voxel x of level l whose upwind voxel x - c_i lies in coarser space pulls, in
+///    the first of the two sub-steps of the coarser level's step, the coarse voxel's value there;
+///    in the second, what stood at x - 2 c_i when the sub-steps began (the coarse value, or a
+///    level-l value that crossed the coarse space at a corner);
+///  - coalescence: a voxel X of level l + 1 pulls the mean over its 2^Dim virtual voxels y of what
+///    reaches y along y - c_i, y - 2 c_i: a finer voxel's value after the first sub-step, or
+///    before it, or (where both path points are X's level or coarser) X's own pull.
+/// The tables list, per level, the populations whose pull is not the level's uniform pull from
+/// x - c_i, and the sources of each (one, or 2^Dim averaged in order). Only leaves next to a
+/// jump (RefinedBlockRole::leaf_at_jump) have any: the others run the uniform kernel (seed 000
+/// §V, the disaggregated schedule). tests/lbm/refined_reference.hpp steps the same coupling over
+/// dense arrays; lbm_level_coupling_test checks that both give the same sources everywhere.
+///
+/// Built on the host for the owned blocks of a rank's grid; the boxes are periodic or the jumps
+/// keep away from their closed sides (walls next to a jump come with the wall handling).
+
+#include <karman/core/error.hpp>
+#include <karman/core/refined_grid.hpp>
+#include <karman/core/refined_levels.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace karman::lbm {
+
+/// Which state of which level a coupled pull reads.
+enum class CoupledState : std::uint8_t {
+  own,          ///< the pulling level's lattice as its step reads it
+  own_start,    ///< the pulling level's state when the coarser level's step began
+  coarser,      ///< the next coarser level's lattice (its state when its step began)
+  finer_half,   ///< the next finer level's state after the first of its two steps
+  finer_start,  ///< the next finer level's state before its two steps
+};
+
+/// One value a coupled pull reads: population i (the pull's) of `voxel` of the level `state`
+/// names, as a voxel index of that level's grid (block * B^Dim + local).
+struct CoupledSource {
+  CoupledState state = CoupledState::own;
+  index_t voxel = 0;
+  friend bool operator==(const CoupledSource& a, const CoupledSource& b) {
+    return a.state == b.state && a.voxel == b.voxel;
+  }
+};
+
+/// A population of a voxel whose pull is not its level's uniform pull: the mean of its sources.
+struct CoupledPull {
+  index_t voxel = 0;          ///< in the level's grid
+  int population = 0;         ///< i
+  std::uint8_t substeps = 3;  ///< bit s set: the pull of sub-step s of the coarser level's step
+  std::uint32_t first = 0;    ///< its sources are sources(level)[first, first + count)
+  std::uint32_t count = 0;    ///< 1 (explosion, or a pull on the own level) or 2^Dim (coalescence)
+};
+
+/// The coupled pulls of every level of a refined grid for lattice L.
+template <class L, int B>
+class LevelCoupling {
+ public:
+  static constexpr int Dim = L::D;
+  static constexpr int children = 1 << Dim;
+
+  /// The tables of the owned blocks of `grid`, built from `levels`. Throws karman::Error where a
+  /// path leaves the box through a closed side next to a jump, or reaches a block the grid does not
+  /// store.
+  template <class MemorySpace>
+  LevelCoupling(const RefinedLevels<Dim>& levels, const RefinedGrid<Dim, B, MemorySpace>& grid) {
+    m_pulls.resize(std::size_t(grid.levels()));
+    m_sources.resize(std::size_t(grid.levels()));
+    for (int l = 0; l < grid.levels(); ++l) {
+      if (grid.empty(l)) continue;
+      const auto& level = grid.level(l);
+      const auto owned = level.owned_blocks();
+      for (block_index_t b = owned.begin; b < owned.end; ++b) {
+        if (grid.role(l, b) != RefinedBlockRole::leaf_at_jump) continue;
+        const std::array<int, 3> origin = level.origin(b);
+        for (int local = 0; local < RefinedGrid<Dim, B, MemorySpace>::shape_type::voxels; ++local) {
+          std::array<int, 3> x{0, 0, 0};
+          for (int a = 0; a < Dim; ++a)
+            x[std::size_t(a)] =
+                origin[std::size_t(a)] + RefinedGrid<Dim, B, MemorySpace>::shape_type::local_coordinate(local, a);
+          const index_t voxel = index_t(b) * RefinedGrid<Dim, B, MemorySpace>::shape_type::voxels + local;
+          for (int i = 0; i < L::Q; ++i) add(levels, grid, l, voxel, x, i);
+        }
+      }
+    }
+  }
+
+  /// The coupled pulls of `level`, by voxel, then population, then sub-step.
+  const std::vector<CoupledPull>& pulls(int level) const { return m_pulls.at(std::size_t(level)); }
+  /// The sources the pulls of `level` index.
+  const std::vector<CoupledSource>& sources(int level) const { return m_sources.at(std::size_t(level)); }
+
+ private:
+  /// `at` moved by -k c_i.
+  static std::array<int, 3> back(std::array<int, 3> at, int i, int k) {
+    for (int a = 0; a < Dim; ++a) at[std::size_t(a)] -= k * L::c(i, a);
+    return at;
+  }
+
+  /// `at` wrapped into level l's box along periodic axes; false past a closed side.
+  static bool wrap(const RefinedLevels<Dim>& levels, int l, std::array<int, 3>& at) {
+    const Extents& box = levels.extents(l);
+    for (int a = 0; a < Dim; ++a) {
+      const int n = box.extent(a);
+      int& c = at[std::size_t(a)];
+      if (c >= 0 && c < n) continue;
+      if (!levels.periodic(a)) return false;
+      c = ((c % n) + n) % n;
+    }
+    return true;
+  }
+
+  /// What covers voxel `at` of level l (outside past a closed side).
+  static LevelCover cover(const RefinedLevels<Dim>& levels, int l, std::array<int, 3> at) {
+    if (l < 0 || l >= levels.levels()) return LevelCover::outside;
+    if (!wrap(levels, l, at)) return LevelCover::outside;
+    return levels.cover(l, {at[0] / B, at[1] / B, Dim == 3 ? at[2] / B : 0});
+  }
+
+  template <class Grid>
+  static index_t voxel_of(const RefinedLevels<Dim>& levels, const Grid& grid, int l, std::array<int, 3> at) {
+    if (!wrap(levels, l, at)) throw Error("karman::lbm::LevelCoupling: a path leaves the box through a closed side");
+    const block_index_t b = grid.block_at(l, {at[0] / B, at[1] / B, Dim == 3 ? at[2] / B : 0});
+    if (b == absent_block) {
+      throw Error("karman::lbm::LevelCoupling: level " + std::to_string(l) + " stores no block at voxel (" +
+                  std::to_string(at[0]) + ", " + std::to_string(at[1]) + ", " + std::to_string(at[2]) + ")");
+    }
+    return index_t(b) * Grid::shape_type::voxels + Grid::shape_type::local_index(at[0] % B, at[1] % B, at[2] % B);
+  }
+
+  /// The voxel of level l + 1 whose space holds voxel `at` of level l.
+  static std::array<int, 3> parent(const RefinedLevels<Dim>& levels, int l, std::array<int, 3> at) {
+    wrap(levels, l, at);
+    for (int a = 0; a < Dim; ++a) at[std::size_t(a)] /= 2;
+    return at;
+  }
+
+  /// The source of population i reaching voxel x of level l from its own level or the next
+  /// coarser one in sub-step s.
+  template <class Grid>
+  static CoupledSource own_or_coarser(const RefinedLevels<Dim>& levels, const Grid& grid, int l,
+                                      const std::array<int, 3>& x, int i, int s) {
+    const auto p1 = back(x, i, 1);
+    const LevelCover c1 = cover(levels, l, p1);
+    if (c1 == LevelCover::leaf) return {CoupledState::own, voxel_of(levels, grid, l, p1)};
+    if (c1 != LevelCover::coarser) {
+      throw Error("karman::lbm::LevelCoupling: a path leaves the box through a closed side next to a level jump");
+    }
+    const auto source = s == 0 ? p1 : back(x, i, 2);
+    if (s == 1 && cover(levels, l, source) == LevelCover::leaf) {
+      return {CoupledState::own_start, voxel_of(levels, grid, l, source)};
+    }
+    return {CoupledState::coarser, voxel_of(levels, grid, l + 1, parent(levels, l, source))};
+  }
+
+  /// The sources of population i of voxel x of level l in sub-step s (docs/multiresolution.md).
+  template <class Grid>
+  static std::vector<CoupledSource> sources_of(const RefinedLevels<Dim>& levels, const Grid& grid, int l,
+                                               const std::array<int, 3>& x, int i, int s) {
+    if (l > 0) {
+      std::vector<CoupledSource> out;
+      bool finer = false;
+      for (int k = 0; k < children; ++k) {
+        std::array<int, 3> y{0, 0, 0};
+        for (int a = 0; a < Dim; ++a) y[std::size_t(a)] = 2 * x[std::size_t(a)] + ((k >> a) & 1);
+        const auto q1 = back(y, i, 1), q2 = back(y, i, 2);
+        if (cover(levels, l - 1, q1) == LevelCover::leaf) {
+          out.push_back({CoupledState::finer_half, voxel_of(levels, grid, l - 1, q1)});
+          finer = true;
+        } else if (cover(levels, l - 1, q2) == LevelCover::leaf) {
+          out.push_back({CoupledState::finer_start, voxel_of(levels, grid, l - 1, q2)});
+          finer = true;
+        } else {
+          out.push_back(own_or_coarser(levels, grid, l, x, i, s));
+        }
+      }
+      if (finer) return out;
+    }
+    return {own_or_coarser(levels, grid, l, x, i, s)};
+  }
+
+  template <class Grid>
+  void add(const RefinedLevels<Dim>& levels, const Grid& grid, int l, index_t voxel, const std::array<int, 3>& x,
+           int i) {
+    const auto first = sources_of(levels, grid, l, x, i, 0), second = sources_of(levels, grid, l, x, i, 1);
+    if (first == second) {
+      // One source on the own level is always x - c_i: the uniform pull, no entry.
+      if (first.size() > 1 || first[0].state != CoupledState::own) push(l, voxel, i, 3, first);
+      return;
+    }
+    push(l, voxel, i, 1, first);
+    push(l, voxel, i, 2, second);
+  }
+
+  void push(int l, index_t voxel, int i, std::uint8_t substeps, const std::vector<CoupledSource>& sources) {
+    auto& list = m_sources[std::size_t(l)];
+    m_pulls[std::size_t(l)].push_back({voxel, i, substeps, std::uint32_t(list.size()), std::uint32_t(sources.size())});
+    list.insert(list.end(), sources.begin(), sources.end());
+  }
+
+  std::vector<std::vector<CoupledPull>> m_pulls;
+  std::vector<std::vector<CoupledSource>> m_sources;
+};
+
+}  // namespace karman::lbm
