@@ -1,0 +1,196 @@
+#pragma once
+/// \file refined_step.hpp
+/// The time step of a refined grid (refined_grid.hpp) in the baseline schedule: one kernel per
+/// level and step, every leaf voxel pulling its populations (the uniform pull from x - c_i, or the
+/// coupled pulls of level_coupling.hpp next to a jump) and colliding with its level's relaxation
+/// (level_relaxation.hpp). Level l takes two steps per step of level l + 1 after that level's
+/// state is kept and before it steps (Rohde et al. 2006; Neon's recursion, Mahmoud, Salehipour &
+/// Meneghin, IPDPS 2024): the finer level's explosion reads the coarse state of the step's start,
+/// and the coarse level's coalescence reads the finer states kept before and after the first of
+/// its two steps. The coupling moves every population exactly once (docs/multiresolution.md), so
+/// mass and momentum are conserved to rounding.
+///
+/// This is the schedule the disaggregated one (the fused kernel on blocks away from a jump, seed
+/// 000 §V) must equal bit for bit, on the block-sparse solver core; tests/lbm/refined_reference.hpp
+/// is its oracle. Periodic boxes, no body force, AB, one rank, for now.
+
+#include <karman/core/block_neighbours.hpp>
+#include <karman/core/refined_grid.hpp>
+#include <karman/core/refined_levels.hpp>
+#include <karman/lbm/collision.hpp>
+#include <karman/lbm/equilibrium.hpp>
+#include <karman/lbm/level_coupling.hpp>
+#include <karman/lbm/level_relaxation.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <vector>
+
+namespace karman::lbm {
+
+/// The populations of one level's voxels and what its pull reads, for the step kernel.
+template <class L, class T, class Collision, int B, class MemorySpace>
+struct RefinedPull {
+  using field_type = Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace>;
+  using shape = BlockShape<L::D, B>;
+  BlockGridView<L::D, B, MemorySpace> grid;
+  Kokkos::View<const std::uint8_t*, MemorySpace> roles;
+  field_type next;
+  /// By CoupledState: own, own_start, coarser, finer_half, finer_start (empty where absent).
+  field_type states[5];
+  Kokkos::View<const int*, MemorySpace> jump_slot;  ///< per block: its place among the jump blocks, or -1
+  Kokkos::View<const int*, MemorySpace> coupled;    ///< ((slot * voxels + local) * Q + i) * 2 + s: pull or -1
+  Kokkos::View<const CoupledPull*, MemorySpace> pulls;
+  Kokkos::View<const CoupledSource*, MemorySpace> sources;
+  CollisionRates<T> rates;
+  int substep = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+    const block_index_t b = block_index_t(v / shape::voxels);
+    if (roles(b) == std::uint8_t(RefinedBlockRole::overlap)) return;
+    const int local = int(v % shape::voxels), slot = jump_slot(b);
+    const BlockNeighbours<L::D, B, MemorySpace> n(v, grid);
+    T f[L::Q];
+    for (int i = 0; i < L::Q; ++i) {
+      const int e = slot < 0 ? -1 : coupled(((index_t(slot) * shape::voxels + local) * L::Q + i) * 2 + substep);
+      if (e < 0) {
+        f[i] = states[0](n.at(-L::c(i, 0), -L::c(i, 1), -L::c(i, 2)), i);
+        continue;
+      }
+      const CoupledPull p = pulls(e);
+      if (p.count == 1) {
+        const CoupledSource s = sources(p.first);
+        f[i] = states[int(s.state)](s.voxel, i);
+      } else {
+        T sum = 0;
+        for (std::uint32_t k = 0; k < p.count; ++k) {
+          const CoupledSource s = sources(p.first + k);
+          sum += states[int(s.state)](s.voxel, i);
+        }
+        f[i] = sum / T(p.count);
+      }
+    }
+    T rho = 0, u[3] = {0, 0, 0};
+    for (int i = 0; i < L::Q; ++i) {
+      rho += f[i];
+      for (int a = 0; a < 3; ++a) u[a] += T(L::c(i, a)) * f[i];
+    }
+    for (int a = 0; a < 3; ++a) u[a] /= rho;
+    const T force[3] = {0, 0, 0};
+    Collision::template collide<L, T, false>(f, rho, u, force, rates);
+    for (int i = 0; i < L::Q; ++i) next(v, i) = f[i];
+  }
+};
+
+/// The populations of every level of a refined grid and its step in the baseline schedule.
+template <class L, class T, class Collision, int B, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class RefinedStep {
+ public:
+  static constexpr int Dim = L::D;
+  using grid_type = RefinedGrid<Dim, B, MemorySpace>;
+  using field_type = Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace>;
+  using shape = BlockShape<Dim, B>;
+
+  /// The levels of `grid` (built from `levels`, which must outlive nothing: the tables are
+  /// copied), the coarsest relaxing at `coarsest`, every population zero.
+  RefinedStep(const RefinedLevels<Dim>& levels, const grid_type& grid, const RelaxationParams& coarsest)
+      : m_grid(&grid), m_levels(std::size_t(grid.levels())) {
+    const LevelCoupling<L, B> coupling(levels, grid);
+    const int top = grid.levels() - 1;
+    for (int l = 0; l <= top; ++l) {
+      Level& level = m_levels[std::size_t(l)];
+      level.rates = collision_rates<Collision, T>(refined_relaxation(coarsest, top - l));
+      if (grid.empty(l)) continue;
+      const auto n = std::size_t(grid.level(l).voxel_count());
+      const std::string name = "karman::refined_level" + std::to_string(l);
+      level.f = field_type(name, n, L::Q);
+      level.next = field_type(name + "_next", n, L::Q);
+      level.at_start = field_type(name + "_at_start", n, L::Q);
+      level.at_half = field_type(name + "_at_half", n, L::Q);
+      set_coupling(l, coupling);
+    }
+  }
+
+  /// The post-collision populations of `level` (voxel of its grid, population).
+  field_type populations(int level) const { return m_levels.at(std::size_t(level)).f; }
+
+  /// One step of the coarsest level: 2^(levels - 1 - l) steps of level l.
+  void step() { advance(int(m_levels.size()) - 1, 0); }
+
+ private:
+  struct Level {
+    field_type f, next, at_start, at_half;
+    CollisionRates<T> rates;
+    Kokkos::View<int*, MemorySpace> jump_slot, coupled;
+    Kokkos::View<CoupledPull*, MemorySpace> pulls;
+    Kokkos::View<CoupledSource*, MemorySpace> sources;
+  };
+
+  void set_coupling(int l, const LevelCoupling<L, B>& coupling) {
+    Level& level = m_levels[std::size_t(l)];
+    const auto& grid = m_grid->level(l);
+    Kokkos::View<int*, Kokkos::HostSpace> slot("karman::refined_jump_slot", std::size_t(grid.block_count()));
+    int jump_blocks = 0;
+    for (block_index_t b = 0; b < grid.block_count(); ++b)
+      slot(std::size_t(b)) = m_grid->role(l, b) == RefinedBlockRole::leaf_at_jump ? jump_blocks++ : -1;
+    Kokkos::View<int*, Kokkos::HostSpace> coupled("karman::refined_coupled",
+                                                  std::size_t(jump_blocks) * shape::voxels * L::Q * 2);
+    Kokkos::deep_copy(coupled, -1);
+    const auto& pulls = coupling.pulls(l);
+    for (std::size_t e = 0; e < pulls.size(); ++e) {
+      const CoupledPull& p = pulls[e];
+      const index_t b = p.voxel / shape::voxels, local = p.voxel % shape::voxels;
+      for (int s = 0; s < 2; ++s) {
+        if ((p.substeps >> s) & 1)
+          coupled(std::size_t(((slot(std::size_t(b)) * shape::voxels + local) * L::Q + p.population) * 2 + s)) = int(e);
+      }
+    }
+    level.jump_slot = Kokkos::create_mirror_view_and_copy(MemorySpace(), slot);
+    level.coupled = Kokkos::create_mirror_view_and_copy(MemorySpace(), coupled);
+    level.pulls = Kokkos::View<CoupledPull*, MemorySpace>("karman::refined_pulls", pulls.size());
+    level.sources = Kokkos::View<CoupledSource*, MemorySpace>("karman::refined_sources", coupling.sources(l).size());
+    Kokkos::deep_copy(level.pulls,
+                      Kokkos::View<const CoupledPull*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                          pulls.data(), pulls.size()));
+    Kokkos::deep_copy(level.sources,
+                      Kokkos::View<const CoupledSource*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                          coupling.sources(l).data(), coupling.sources(l).size()));
+  }
+
+  /// Level l's step, sub-step s of the next coarser level's (0 on the coarsest level).
+  void advance(int l, int s) {
+    Level& level = m_levels[std::size_t(l)];
+    const bool stored = !m_grid->empty(l);
+    if (s == 0 && stored) Kokkos::deep_copy(level.at_start, level.f);
+    if (l > 0) {
+      advance(l - 1, 0);
+      Level& finer = m_levels[std::size_t(l - 1)];
+      if (!m_grid->empty(l - 1)) Kokkos::deep_copy(finer.at_half, finer.f);
+      advance(l - 1, 1);
+    }
+    if (!stored) return;
+    const auto& grid = m_grid->level(l);
+    RefinedPull<L, T, Collision, B, MemorySpace> pull{
+        grid.view(),   m_grid->view(l).roles, level.next,    {},          level.jump_slot,
+        level.coupled, level.pulls,           level.sources, level.rates, s};
+    pull.states[int(CoupledState::own)] = level.f;
+    pull.states[int(CoupledState::own_start)] = level.at_start;
+    if (l + 1 < int(m_levels.size())) pull.states[int(CoupledState::coarser)] = m_levels[std::size_t(l + 1)].f;
+    if (l > 0) {
+      pull.states[int(CoupledState::finer_half)] = m_levels[std::size_t(l - 1)].at_half;
+      pull.states[int(CoupledState::finer_start)] = m_levels[std::size_t(l - 1)].at_start;
+    }
+    const auto owned = grid.owned_blocks();
+    Kokkos::parallel_for("karman::refined_step",
+                         Kokkos::RangePolicy<typename MemorySpace::execution_space, Kokkos::IndexType<index_t>>(
+                             index_t(owned.begin) * shape::voxels, index_t(owned.end) * shape::voxels),
+                         pull);
+    std::swap(level.f, level.next);
+  }
+
+  const grid_type* m_grid;
+  std::vector<Level> m_levels;
+};
+
+}  // namespace karman::lbm
