@@ -92,8 +92,8 @@ class RefinedStep {
   using field_type = Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace>;
   using shape = BlockShape<Dim, B>;
 
-  /// The levels of `grid` (built from `levels`, which must outlive nothing: the tables are
-  /// copied), the coarsest relaxing at `coarsest`, every population zero.
+  /// The levels of `grid`, built from `levels` (read here only; `grid` must outlive the step),
+  /// the coarsest relaxing at `coarsest`, every population zero.
   RefinedStep(const RefinedLevels<Dim>& levels, const grid_type& grid, const RelaxationParams& coarsest)
       : m_grid(&grid), m_levels(std::size_t(grid.levels())) {
     const LevelCoupling<L, B> coupling(levels, grid);
