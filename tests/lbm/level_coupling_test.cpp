@@ -21,23 +21,8 @@
 namespace {
 
 using namespace karman;
+using karman::test::refined_patch;
 using karman::test::RefinedReference;
-
-/// Refines the blocks whose space (in finest voxels) comes within `radius` of `centre`.
-template <int Dim>
-RefinedLevels<Dim> patch(const Extents& coarsest, int block_edge, int levels, std::array<double, 3> centre,
-                         double radius, std::array<bool, 3> periodic = {true, true, true}) {
-  return RefinedLevels<Dim>(coarsest, block_edge, periodic, levels, [=](int level, const LevelBlockCoordinates& at) {
-    const double span = double(block_edge << level);
-    double d2 = 0;
-    for (int a = 0; a < Dim; ++a) {
-      const double lo = at[std::size_t(a)] * span, hi = lo + span;
-      const double d = std::max({lo - centre[std::size_t(a)], centre[std::size_t(a)] - hi, 0.0});
-      d2 += d * d;
-    }
-    return d2 <= radius * radius;
-  });
-}
 
 template <class L, int B>
 void expect_reference_sources(const RefinedLevels<L::D>& levels, const std::string& what) {
@@ -114,15 +99,19 @@ void expect_reference_sources(const RefinedLevels<L::D>& levels, const std::stri
 }
 
 TEST(LevelCoupling, NamesTheReferenceSourcesOnEveryLevel) {
-  expect_reference_sources<lbm::D2Q9, 2>(patch<2>({16, 16, 1}, 2, 3, {30.0, 27.0, 0.0}, 9.0), "2D, three levels");
-  expect_reference_sources<lbm::D2Q9, 4>(patch<2>({16, 16, 1}, 4, 3, {40.0, 20.0, 0.0}, 6.0), "2D, blocks of 4");
-  expect_reference_sources<lbm::D3Q19, 2>(patch<3>({8, 8, 8}, 2, 2, {7.0, 9.0, 8.0}, 4.0), "3D D3Q19, two levels");
-  expect_reference_sources<lbm::D3Q27, 2>(patch<3>({8, 8, 8}, 2, 3, {14.0, 17.0, 16.0}, 5.0), "3D D3Q27, three levels");
+  expect_reference_sources<lbm::D2Q9, 2>(refined_patch<2>({16, 16, 1}, 2, 3, {30.0, 27.0, 0.0}, 9.0),
+                                         "2D, three levels");
+  expect_reference_sources<lbm::D2Q9, 4>(refined_patch<2>({16, 16, 1}, 4, 3, {40.0, 20.0, 0.0}, 6.0),
+                                         "2D, blocks of 4");
+  expect_reference_sources<lbm::D3Q19, 2>(refined_patch<3>({8, 8, 8}, 2, 2, {7.0, 9.0, 8.0}, 4.0),
+                                          "3D D3Q19, two levels");
+  expect_reference_sources<lbm::D3Q27, 2>(refined_patch<3>({8, 8, 8}, 2, 3, {14.0, 17.0, 16.0}, 5.0),
+                                          "3D D3Q27, three levels");
 }
 
 TEST(LevelCoupling, RefusesAJumpAtAClosedSide) {
   // A patch against the side x = 0 of a box closed along x.
-  const auto levels = patch<2>({16, 16, 1}, 2, 2, {1.0, 30.0, 0.0}, 5.0, {false, true, true});
+  const auto levels = refined_patch<2>({16, 16, 1}, 2, 2, {1.0, 30.0, 0.0}, 5.0, {false, true, true});
   const RefinedGrid<2, 2> grid("closed", levels);
   try {
     const lbm::LevelCoupling<lbm::D2Q9, 2> coupling(levels, grid);

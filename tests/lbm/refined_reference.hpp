@@ -28,12 +28,30 @@
 #include <karman/lbm/level_coupling.hpp>
 #include <karman/lbm/level_relaxation.hpp>
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <stdexcept>
 #include <vector>
 
 namespace karman::test {
+
+/// Levels whose blocks are refined, on every level, where their space (in finest voxels) comes
+/// within `radius` of `centre`: a round patch with corners and edges, nested across the levels.
+template <int Dim>
+RefinedLevels<Dim> refined_patch(const Extents& coarsest, int block_edge, int levels, std::array<double, 3> centre,
+                                 double radius, std::array<bool, 3> periodic = {true, true, true}) {
+  return RefinedLevels<Dim>(coarsest, block_edge, periodic, levels, [=](int level, const LevelBlockCoordinates& at) {
+    const double span = double(block_edge << level);
+    double d2 = 0;
+    for (int a = 0; a < Dim; ++a) {
+      const double lo = at[std::size_t(a)] * span, hi = lo + span;
+      const double d = std::max({lo - centre[std::size_t(a)], centre[std::size_t(a)] - hi, 0.0});
+      d2 += d * d;
+    }
+    return d2 <= radius * radius;
+  });
+}
 
 template <class L>
 class RefinedReference {

@@ -16,25 +16,8 @@
 namespace {
 
 using namespace karman;
+using karman::test::refined_patch;
 using karman::test::RefinedReference;
-
-/// Refines, on every level, the blocks whose space (in finest voxels) comes within `radius` of
-/// `centre`: a refined patch with corners and edges, nested across the levels.
-template <int Dim>
-RefinedLevels<Dim> patch(const Extents& coarsest, int block_edge, int levels, std::array<double, 3> centre,
-                         double radius) {
-  return RefinedLevels<Dim>(
-      coarsest, block_edge, {true, true, true}, levels, [=](int level, const LevelBlockCoordinates& at) {
-        const double span = double(block_edge << level);
-        double d2 = 0;
-        for (int a = 0; a < Dim; ++a) {
-          const double lo = at[std::size_t(a)] * span, hi = lo + span;
-          const double d = std::max({lo - centre[std::size_t(a)], centre[std::size_t(a)] - hi, 0.0});
-          d2 += d * d;
-        }
-        return d2 <= radius * radius;
-      });
-}
 
 /// Mass and momentum of `grid` in finest-voxel units.
 template <class L>
@@ -68,18 +51,18 @@ void expect_conserved(const RefinedLevels<L::D>& levels, int steps, const std::s
 
 TEST(RefinedReference, MassAndMomentumConservedAcrossLevelJumps) {
   // 2D: three levels, a round patch refined twice inside a box whose finest level is 64 x 64.
-  const auto two = patch<2>({16, 16, 1}, 2, 3, {30.0, 27.0, 0.0}, 9.0);
+  const auto two = refined_patch<2>({16, 16, 1}, 2, 3, {30.0, 27.0, 0.0}, 9.0);
   ASSERT_GT(two.leaves(0).size(), 0u);
   ASSERT_GT(two.leaves(1).size(), 0u);
   expect_conserved<lbm::D2Q9>(two, 40, "2D, three levels");
   // 3D: two levels.
-  const auto three = patch<3>({8, 8, 8}, 2, 2, {7.0, 9.0, 8.0}, 4.0);
+  const auto three = refined_patch<3>({8, 8, 8}, 2, 2, {7.0, 9.0, 8.0}, 4.0);
   ASSERT_GT(three.leaves(0).size(), 0u);
   expect_conserved<lbm::D3Q19>(three, 10, "3D, two levels");
 }
 
 TEST(RefinedReference, UniformFlowStaysUniform) {
-  const auto levels = patch<2>({16, 12, 1}, 2, 3, {20.0, 22.0, 0.0}, 8.0);
+  const auto levels = refined_patch<2>({16, 12, 1}, 2, 3, {20.0, 22.0, 0.0}, 8.0);
   lbm::RelaxationParams coarse;
   coarse.omega = 1.2;
   RefinedReference<lbm::D2Q9> grid(levels, coarse);

@@ -17,24 +17,8 @@
 namespace {
 
 using namespace karman;
+using karman::test::refined_patch;
 using karman::test::RefinedReference;
-
-/// Refines the blocks whose space (in finest voxels) comes within `radius` of `centre`.
-template <int Dim>
-RefinedLevels<Dim> patch(const Extents& coarsest, int block_edge, int levels, std::array<double, 3> centre,
-                         double radius) {
-  return RefinedLevels<Dim>(
-      coarsest, block_edge, {true, true, true}, levels, [=](int level, const LevelBlockCoordinates& at) {
-        const double span = double(block_edge << level);
-        double d2 = 0;
-        for (int a = 0; a < Dim; ++a) {
-          const double lo = at[std::size_t(a)] * span, hi = lo + span;
-          const double d = std::max({lo - centre[std::size_t(a)], centre[std::size_t(a)] - hi, 0.0});
-          d2 += d * d;
-        }
-        return d2 <= radius * radius;
-      });
-}
 
 /// Populations near rest that differ on every voxel, level and population.
 template <class L>
@@ -95,9 +79,9 @@ void expect_reference(const RefinedLevels<L::D>& levels, int steps, const std::s
 }
 
 TEST(RefinedStep, EqualsTheReferenceStepBitForBit) {
-  expect_reference<lbm::D2Q9, 2>(patch<2>({16, 16, 1}, 2, 3, {30.0, 27.0, 0.0}, 9.0), 12, "2D, three levels");
-  expect_reference<lbm::D2Q9, 4>(patch<2>({16, 16, 1}, 4, 3, {40.0, 20.0, 0.0}, 6.0), 6, "2D, blocks of 4");
-  expect_reference<lbm::D3Q19, 2>(patch<3>({8, 8, 8}, 2, 2, {7.0, 9.0, 8.0}, 4.0), 4, "3D, two levels");
+  expect_reference<lbm::D2Q9, 2>(refined_patch<2>({16, 16, 1}, 2, 3, {30.0, 27.0, 0.0}, 9.0), 12, "2D, three levels");
+  expect_reference<lbm::D2Q9, 4>(refined_patch<2>({16, 16, 1}, 4, 3, {40.0, 20.0, 0.0}, 6.0), 6, "2D, blocks of 4");
+  expect_reference<lbm::D3Q19, 2>(refined_patch<3>({8, 8, 8}, 2, 2, {7.0, 9.0, 8.0}, 4.0), 4, "3D, two levels");
 }
 
 TEST(RefinedStep, LevelRefinedEverywhere) {
