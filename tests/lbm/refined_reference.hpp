@@ -24,9 +24,9 @@
 #include <karman/core/extents.hpp>
 #include <karman/core/refined_levels.hpp>
 #include <karman/lbm/collision.hpp>
-#include <karman/lbm/equilibrium.hpp>
 #include <karman/lbm/level_coupling.hpp>
 #include <karman/lbm/level_relaxation.hpp>
+#include <karman/lbm/stream_collide.hpp>
 
 #include <algorithm>
 #include <array>
@@ -264,17 +264,15 @@ class RefinedReference {
     level.f.swap(next);
   }
 
-  /// BGK towards the second-order equilibrium (equilibrium.hpp).
+  /// BGK with the moments of the solver's kernels (stream_collide.hpp), so that the kernels of a
+  /// refined step can equal this one bit for bit.
   static void collide(double (&f)[L::Q], double omega) {
-    double rho = 0, u[3] = {0, 0, 0};
-    for (int i = 0; i < L::Q; ++i) {
-      rho += f[i];
-      for (int a = 0; a < 3; ++a) u[a] += L::c(i, a) * f[i];
-    }
-    for (double& c : u) c /= rho;
-    double post[L::Q];
-    for (int i = 0; i < L::Q; ++i) post[i] = f[i] - omega * (f[i] - lbm::equilibrium<L>(i, rho, u));
-    for (int i = 0; i < L::Q; ++i) f[i] = post[i];
+    const double force[3] = {0, 0, 0};
+    double rho, u[3];
+    lbm::moments<L, double, false>(f, force, rho, u);
+    lbm::CollisionRates<double> rates;
+    rates.omega = omega;
+    lbm::BGK::collide<L, double, false>(f, rho, u, force, rates);
   }
 
   RefinedLevels<D> m_levels;

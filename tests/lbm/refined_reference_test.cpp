@@ -6,6 +6,7 @@
 
 #include <karman/lbm/d2q9.hpp>
 #include <karman/lbm/d3q19.hpp>
+#include <karman/lbm/equilibrium.hpp>
 
 #include <gtest/gtest.h>
 

@@ -143,6 +143,56 @@ TEST(RefinedStep, ConservesMassWithEveryCollision) {
   EXPECT_LT(std::abs(mass_change<lbm::D2Q9, float, lbm::BGK, 2>(two, 10)), 1e-5);
 }
 
+/// A uniform body force on a fluid at rest: every coarse step adds the coarsest level's force to
+/// the momentum of each finest-voxel volume (the finer levels take half the force twice as often,
+/// level_relaxation.hpp), so the total momentum grows by exactly that. A voxel's own momentum
+/// differs from it near the interfaces, where populations of levels with different relaxation
+/// times meet (no non-equilibrium rescaling): by less than one coarse step's impulse, and not more
+/// after 64 steps than after 8.
+TEST(RefinedStep, UniformForceAcceleratesEveryLevelAlike) {
+  const auto levels = refined_patch<2>({16, 16, 1}, 2, 3, {30.0, 27.0, 0.0}, 9.0);
+  using Grid = RefinedGrid<2, 2>;
+  const Grid grid("refined_force", levels);
+  lbm::RelaxationParams coarse;
+  coarse.omega = 1.5;
+  coarse.force[0] = 2e-5;
+  coarse.force[1] = -1e-5;
+  lbm::RefinedStep<lbm::D2Q9, double, lbm::BGK, 2> step(levels, grid, coarse);
+  const double rest[3] = {0, 0, 0};
+  for (int l = 0; l < grid.levels(); ++l) {
+    if (grid.empty(l)) continue;
+    auto host = Kokkos::create_mirror_view(step.populations(l));
+    for (index_t v = 0; v < grid.level(l).voxel_count(); ++v)
+      for (int i = 0; i < lbm::D2Q9::Q; ++i) host(v, i) = lbm::equilibrium<lbm::D2Q9>(i, 1.0, rest);
+    Kokkos::deep_copy(step.populations(l), host);
+  }
+  int steps = 0;
+  for (const int until : {8, 64}) {
+    for (; steps < until; ++steps) step.step();
+    double momentum[2] = {0, 0}, volume = 0, worst = 0;
+    for (int l = 0; l < grid.levels(); ++l) {
+      if (grid.empty(l)) continue;
+      const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), step.populations(l));
+      const double vol = double(1 << (2 * l));
+      for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
+        if (grid.role(l, block_index_t(v / Grid::shape_type::voxels)) == RefinedBlockRole::overlap) continue;
+        volume += vol;
+        for (int a = 0; a < 2; ++a) {
+          double m = 0;
+          for (int i = 0; i < lbm::D2Q9::Q; ++i) m += lbm::D2Q9::c(i, a) * host(v, i);
+          momentum[a] += vol * m;
+          worst = std::max(worst, std::abs(m - steps * coarse.force[a]));
+        }
+      }
+    }
+    for (int a = 0; a < 2; ++a) {
+      EXPECT_NEAR(momentum[a], steps * coarse.force[a] * volume, 1e-12 * steps * coarse.force[0] * volume)
+          << steps << " steps, axis " << a;
+    }
+    EXPECT_LT(worst, coarse.force[0]) << steps << " steps";
+  }
+}
+
 TEST(RefinedStep, LevelRefinedEverywhere) {
   // No coarse leaf: the finest level steps twice a coarse step, level 1 stores nothing.
   const RefinedLevels<2> everywhere({8, 6, 1}, 2, {true, true, true}, 2,

@@ -12,7 +12,7 @@
 ///
 /// This is the schedule the disaggregated one (the fused kernel on blocks away from a jump, seed
 /// 000 §V) must equal bit for bit, on the block-sparse solver core; tests/lbm/refined_reference.hpp
-/// is its oracle. Periodic boxes, no body force, AB, one rank, for now.
+/// is its oracle. Periodic boxes, AB, one rank, for now.
 
 #include <karman/core/block_neighbours.hpp>
 #include <karman/core/refined_grid.hpp>
@@ -21,6 +21,7 @@
 #include <karman/lbm/equilibrium.hpp>
 #include <karman/lbm/level_coupling.hpp>
 #include <karman/lbm/level_relaxation.hpp>
+#include <karman/lbm/stream_collide.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -29,8 +30,9 @@
 
 namespace karman::lbm {
 
-/// The populations of one level's voxels and what its pull reads, for the step kernel.
-template <class L, class T, class Collision, int B, class MemorySpace>
+/// The populations of one level's voxels and what its pull reads, for the step kernel; with
+/// Forced, a uniform body force (Guo et al. 2002, the level's share: level_relaxation.hpp).
+template <class L, class T, class Collision, int B, class MemorySpace, bool Forced>
 struct RefinedPull {
   using field_type = Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace>;
   using shape = BlockShape<L::D, B>;
@@ -44,6 +46,7 @@ struct RefinedPull {
   Kokkos::View<const CoupledPull*, MemorySpace> pulls;
   Kokkos::View<const CoupledSource*, MemorySpace> sources;
   CollisionRates<T> rates;
+  T force[3] = {0, 0, 0};
   int substep = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
@@ -71,14 +74,11 @@ struct RefinedPull {
         f[i] = sum / T(p.count);
       }
     }
-    T rho = 0, u[3] = {0, 0, 0};
-    for (int i = 0; i < L::Q; ++i) {
-      rho += f[i];
-      for (int a = 0; a < 3; ++a) u[a] += T(L::c(i, a)) * f[i];
-    }
-    for (int a = 0; a < 3; ++a) u[a] /= rho;
-    const T force[3] = {0, 0, 0};
-    Collision::template collide<L, T, false>(f, rho, u, force, rates);
+    // The moments and collision of the uniform kernel (stream_collide.hpp), so that the fused
+    // schedule can equal this one bit for bit.
+    T rho, u[3];
+    moments<L, T, Forced>(f, force, rho, u);
+    Collision::template collide<L, T, Forced>(f, rho, u, force, rates);
     for (int i = 0; i < L::Q; ++i) next(v, i) = f[i];
   }
 };
@@ -100,7 +100,12 @@ class RefinedStep {
     const int top = grid.levels() - 1;
     for (int l = 0; l <= top; ++l) {
       Level& level = m_levels[std::size_t(l)];
-      level.rates = collision_rates<Collision, T>(refined_relaxation(coarsest, top - l));
+      const RelaxationParams params = refined_relaxation(coarsest, top - l);
+      level.rates = collision_rates<Collision, T>(params);
+      for (int a = 0; a < 3; ++a) {
+        level.force[a] = T(params.force[a]);
+        m_forced = m_forced || params.force[a] != 0;
+      }
       if (grid.empty(l)) continue;
       const auto n = std::size_t(grid.level(l).voxel_count());
       const std::string name = "karman::refined_level" + std::to_string(l);
@@ -122,6 +127,7 @@ class RefinedStep {
   struct Level {
     field_type f, next, at_start, at_half;
     CollisionRates<T> rates;
+    T force[3] = {0, 0, 0};
     Kokkos::View<int*, MemorySpace> jump_slot, coupled;
     Kokkos::View<CoupledPull*, MemorySpace> pulls;
     Kokkos::View<CoupledSource*, MemorySpace> sources;
@@ -170,10 +176,30 @@ class RefinedStep {
       advance(l - 1, 1);
     }
     if (!stored) return;
+    if (m_forced) {
+      launch<true>(l, s);
+    } else {
+      launch<false>(l, s);
+    }
+    std::swap(level.f, level.next);
+  }
+
+  /// Level l's kernel for sub-step s, into level.next.
+  template <bool Forced>
+  void launch(int l, int s) {
+    Level& level = m_levels[std::size_t(l)];
     const auto& grid = m_grid->level(l);
-    RefinedPull<L, T, Collision, B, MemorySpace> pull{
-        grid.view(),   m_grid->view(l).roles, level.next,    {},          level.jump_slot,
-        level.coupled, level.pulls,           level.sources, level.rates, s};
+    RefinedPull<L, T, Collision, B, MemorySpace, Forced> pull{grid.view(),
+                                                              m_grid->view(l).roles,
+                                                              level.next,
+                                                              {},
+                                                              level.jump_slot,
+                                                              level.coupled,
+                                                              level.pulls,
+                                                              level.sources,
+                                                              level.rates,
+                                                              {level.force[0], level.force[1], level.force[2]},
+                                                              s};
     pull.states[int(CoupledState::own)] = level.f;
     pull.states[int(CoupledState::own_start)] = level.at_start;
     if (l + 1 < int(m_levels.size())) pull.states[int(CoupledState::coarser)] = m_levels[std::size_t(l + 1)].f;
@@ -186,11 +212,11 @@ class RefinedStep {
                          Kokkos::RangePolicy<typename MemorySpace::execution_space, Kokkos::IndexType<index_t>>(
                              index_t(owned.begin) * shape::voxels, index_t(owned.end) * shape::voxels),
                          pull);
-    std::swap(level.f, level.next);
   }
 
   const grid_type* m_grid;
   std::vector<Level> m_levels;
+  bool m_forced = false;  ///< a body force: the Guo kernels
 };
 
 }  // namespace karman::lbm
