@@ -27,6 +27,37 @@ double initial(int level, const std::array<int, 3>& at, int i) {
   return L::w(i) * (1.0 + 0.04 * std::sin(0.37 * at[0] + 0.71 * at[1] + 0.53 * at[2] + 1.3 * i + 2.1 * level));
 }
 
+/// Coordinates on level l of voxel v of that level's grid.
+template <int Dim, int B>
+std::array<int, 3> coordinates(const RefinedGrid<Dim, B>& grid, int l, index_t v) {
+  using shape = typename RefinedGrid<Dim, B>::shape_type;
+  const auto origin = grid.level(l).origin(block_index_t(v / shape::voxels));
+  std::array<int, 3> at{0, 0, 0};
+  for (int a = 0; a < Dim; ++a)
+    at[std::size_t(a)] = origin[std::size_t(a)] + shape::local_coordinate(int(v % shape::voxels), a);
+  return at;
+}
+
+/// Whether voxel v of level l's grid is a leaf voxel (not in an overlap block).
+template <int Dim, int B>
+bool leaf(const RefinedGrid<Dim, B>& grid, int l, index_t v) {
+  return grid.role(l, block_index_t(v / RefinedGrid<Dim, B>::shape_type::voxels)) != RefinedBlockRole::overlap;
+}
+
+/// Sets population i of every leaf voxel of `step` to init(level, coordinates, i), the overlap
+/// voxels (which no pull reads) to zero.
+template <class L, class T, class Collision, int B, class Init>
+void set_populations(lbm::RefinedStep<L, T, Collision, B>& step, const RefinedGrid<L::D, B>& grid, const Init& init) {
+  for (int l = 0; l < grid.levels(); ++l) {
+    if (grid.empty(l)) continue;
+    auto host = Kokkos::create_mirror_view(step.populations(l));
+    for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
+      for (int i = 0; i < L::Q; ++i) host(v, i) = leaf(grid, l, v) ? T(init(l, coordinates(grid, l, v), i)) : T(0);
+    }
+    Kokkos::deep_copy(step.populations(l), host);
+  }
+}
+
 template <class L, int B>
 void expect_reference(const RefinedLevels<L::D>& levels, int steps, const std::string& what) {
   using Grid = RefinedGrid<L::D, B>;
@@ -37,25 +68,7 @@ void expect_reference(const RefinedLevels<L::D>& levels, int steps, const std::s
   Step step(levels, grid, coarse);
   RefinedReference<L> reference(levels, coarse);
   reference.set(initial<L>);
-  const auto coordinates = [&](int l, index_t v) {
-    const auto origin = grid.level(l).origin(block_index_t(v / Grid::shape_type::voxels));
-    const int local = int(v % Grid::shape_type::voxels);
-    std::array<int, 3> at{0, 0, 0};
-    for (int a = 0; a < L::D; ++a)
-      at[std::size_t(a)] = origin[std::size_t(a)] + Grid::shape_type::local_coordinate(local, a);
-    return at;
-  };
-  const auto leaf = [&](int l, index_t v) {
-    return grid.role(l, block_index_t(v / Grid::shape_type::voxels)) != RefinedBlockRole::overlap;
-  };
-  for (int l = 0; l < grid.levels(); ++l) {
-    if (grid.empty(l)) continue;
-    auto host = Kokkos::create_mirror_view(step.populations(l));
-    for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
-      for (int i = 0; i < L::Q; ++i) host(v, i) = leaf(l, v) ? initial<L>(l, coordinates(l, v), i) : 0.0;
-    }
-    Kokkos::deep_copy(step.populations(l), host);
-  }
+  set_populations(step, grid, initial<L>);
   for (int n = 0; n < steps; ++n) {
     step.step();
     reference.step();
@@ -65,8 +78,8 @@ void expect_reference(const RefinedLevels<L::D>& levels, int steps, const std::s
     if (grid.empty(l)) continue;
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), step.populations(l));
     for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
-      if (!leaf(l, v)) continue;
-      const auto at = coordinates(l, v);
+      if (!leaf(grid, l, v)) continue;
+      const auto at = coordinates(grid, l, v);
       const index_t r = reference.box(l).index(at[0], at[1], at[2]);
       ASSERT_TRUE(reference.leaf(l, r)) << what;
       for (int i = 0; i < L::Q; ++i) {
@@ -93,8 +106,7 @@ double mass(const lbm::RefinedStep<L, T, Collision, B>& step, const RefinedGrid<
     if (grid.empty(l)) continue;
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), step.populations(l));
     for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
-      if (grid.role(l, block_index_t(v / RefinedGrid<L::D, B>::shape_type::voxels)) == RefinedBlockRole::overlap)
-        continue;
+      if (!leaf(grid, l, v)) continue;
       double voxel = 0;
       for (int i = 0; i < L::Q; ++i) voxel += double(host(v, i));
       sum += double(index_t(1) << (L::D * l)) * voxel;
@@ -113,19 +125,7 @@ double mass_change(const RefinedLevels<L::D>& levels, int steps) {
   coarse.omega_bulk = 1.2;
   coarse.omega_high = 1.1;
   lbm::RefinedStep<L, T, Collision, B> step(levels, grid, coarse);
-  for (int l = 0; l < grid.levels(); ++l) {
-    if (grid.empty(l)) continue;
-    auto host = Kokkos::create_mirror_view(step.populations(l));
-    for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
-      const auto origin = grid.level(l).origin(block_index_t(v / RefinedGrid<L::D, B>::shape_type::voxels));
-      const int local = int(v % RefinedGrid<L::D, B>::shape_type::voxels);
-      std::array<int, 3> at{0, 0, 0};
-      for (int a = 0; a < L::D; ++a)
-        at[std::size_t(a)] = origin[std::size_t(a)] + RefinedGrid<L::D, B>::shape_type::local_coordinate(local, a);
-      for (int i = 0; i < L::Q; ++i) host(v, i) = T(initial<L>(l, at, i));
-    }
-    Kokkos::deep_copy(step.populations(l), host);
-  }
+  set_populations(step, grid, initial<L>);
   const double before = mass(step, grid);
   for (int n = 0; n < steps; ++n) step.step();
   return (mass(step, grid) - before) / before;
@@ -159,13 +159,8 @@ TEST(RefinedStep, UniformForceAcceleratesEveryLevelAlike) {
   coarse.force[1] = -1e-5;
   lbm::RefinedStep<lbm::D2Q9, double, lbm::BGK, 2> step(levels, grid, coarse);
   const double rest[3] = {0, 0, 0};
-  for (int l = 0; l < grid.levels(); ++l) {
-    if (grid.empty(l)) continue;
-    auto host = Kokkos::create_mirror_view(step.populations(l));
-    for (index_t v = 0; v < grid.level(l).voxel_count(); ++v)
-      for (int i = 0; i < lbm::D2Q9::Q; ++i) host(v, i) = lbm::equilibrium<lbm::D2Q9>(i, 1.0, rest);
-    Kokkos::deep_copy(step.populations(l), host);
-  }
+  set_populations(step, grid,
+                  [&](int, const std::array<int, 3>&, int i) { return lbm::equilibrium<lbm::D2Q9>(i, 1.0, rest); });
   int steps = 0;
   for (const int until : {8, 64}) {
     for (; steps < until; ++steps) step.step();
@@ -175,7 +170,7 @@ TEST(RefinedStep, UniformForceAcceleratesEveryLevelAlike) {
       const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), step.populations(l));
       const double vol = double(1 << (2 * l));
       for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
-        if (grid.role(l, block_index_t(v / Grid::shape_type::voxels)) == RefinedBlockRole::overlap) continue;
+        if (!leaf(grid, l, v)) continue;
         volume += vol;
         for (int a = 0; a < 2; ++a) {
           double m = 0;

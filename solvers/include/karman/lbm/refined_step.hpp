@@ -18,7 +18,6 @@
 #include <karman/core/refined_grid.hpp>
 #include <karman/core/refined_levels.hpp>
 #include <karman/lbm/collision.hpp>
-#include <karman/lbm/equilibrium.hpp>
 #include <karman/lbm/level_coupling.hpp>
 #include <karman/lbm/level_relaxation.hpp>
 #include <karman/lbm/stream_collide.hpp>
@@ -58,7 +57,7 @@ struct RefinedPull {
     for (int i = 0; i < L::Q; ++i) {
       const int e = slot < 0 ? -1 : coupled(((index_t(slot) * shape::voxels + local) * L::Q + i) * 2 + substep);
       if (e < 0) {
-        f[i] = states[0](n.at(-L::c(i, 0), -L::c(i, 1), -L::c(i, 2)), i);
+        f[i] = states[int(CoupledState::own)](n.at(-L::c(i, 0), -L::c(i, 1), -L::c(i, 2)), i);
         continue;
       }
       const CoupledPull p = pulls(e);
