@@ -25,6 +25,7 @@
 #include <karman/lbm/owned_box_copies.hpp>
 #include <karman/lbm/pattern.hpp>
 #include <karman/lbm/solver_setup.hpp>
+#include <karman/lbm/solver_state.hpp>
 #include <karman/lbm/stream_collide.hpp>
 #include <karman/lbm/update_schedule.hpp>
 #include <karman/lbm/variants.hpp>
@@ -93,26 +94,6 @@ template <class Partition>
 std::vector<WallSlot> build_wall_slots(const Partition& part, const SolverSetup& setup,
                                        const std::vector<std::array<int, 3>>& velocities);
 
-/// Fills a population lattice of precision P with the equilibrium of (rho, u), in slot i (AB)
-/// or in slot opposite(i) (AA, as after an even step), so the first step reads it as
-/// post-collision.
-template <class L, class P, class FieldType, class MemorySpace>
-struct InitializeEquilibrium {
-  FieldType f;
-  Kokkos::View<const double*, MemorySpace> rho;
-  Kokkos::View<const double**, Kokkos::LayoutRight, MemorySpace> u;
-  bool opposite_slots = false;
-
-  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
-    using T = compute_t<P>;
-    const T uv[3] = {T(u(v, 0)), T(u(v, 1)), T(u(v, 2))};
-    for (int i = 0; i < L::Q; ++i) {
-      const int slot = opposite_slots ? L::opposite(i) : i;
-      f(v, slot) = encode_population<L, P>(equilibrium<L>(i, T(rho(v)), uv), slot);
-    }
-  }
-};
-
 /// Initial density and velocity of every local voxel (halos included), host arrays; slab or
 /// block partition, as build_flags.
 template <class Partition>
@@ -124,71 +105,52 @@ void build_initial_state(const Partition& part, const SolverSetup& setup, std::v
 template <class Partition>
 std::vector<index_t> owned_box_order(const Partition& part);
 
+/// The population field of a dense solver on `Partition` (dense_partition.hpp).
+template <class L, class Prec, class Layout, class MemorySpace, class Partition>
+using DenseField =
+    Field<storage_t<Prec>, typename DensePartition<Partition>::template field_layout<Layout, L::D>, MemorySpace>;
+
 /// Everything of a dense solver that does not depend on its collision, pattern or force
 /// (which are runtime values here): one instantiation per (lattice, precision, layout,
 /// partition kind) serves every variant a unit compiles. Solver derives from it and supplies
 /// update(), the launch of its stream-collide kernels. `Partition` is SlabPartition or
-/// CartesianPartition (dense_partition.hpp).
+/// CartesianPartition (dense_partition.hpp). What every grid keeps (lattices, flags, step count,
+/// checkpoints, moments in box order) is SolverState's; this class adds the dense grid's walls,
+/// forces, update schedule and overlapped step.
 template <class L, class Prec, class Layout, class MemorySpace, class Partition = SlabPartition>
-class SolverCore : public FlowSolver {
+class SolverCore
+    : public SolverState<L, Prec, Layout, DenseField<L, Prec, Layout, MemorySpace, Partition>,
+                         DenseOwnedPosition<MemorySpace>, SolverCore<L, Prec, Layout, MemorySpace, Partition>> {
+  using Base = SolverState<L, Prec, Layout, DenseField<L, Prec, Layout, MemorySpace, Partition>,
+                           DenseOwnedPosition<MemorySpace>, SolverCore>;
+  friend Base;
+
  protected:
-  /// The arithmetic type of the kernels.
-  using T = compute_t<Prec>;
-  /// The type of a stored population.
-  using storage_type = storage_t<Prec>;
+  using typename Base::storage_type;
+  using typename Base::T;
   /// What the partition kind changes: accessor, field layout, owned box (dense_partition.hpp).
   using partition_traits = DensePartition<Partition>;
   /// The neighbour accessor the kernels are instantiated with.
   using neighbours_type = typename partition_traits::template neighbours<L::D>;
   /// The layout of the population fields (Disaggregated over a block's groups on a block).
   using field_layout = typename partition_traits::template field_layout<Layout, L::D>;
+  using Base::m_boundaries;
+  using Base::m_exchanger;
+  using Base::m_f;
+  using Base::m_flags;
+  using Base::m_fluid_voxels;
+  using Base::m_force;
+  using Base::m_overlap;
+  using Base::m_owned;
+  using Base::m_owned_position;
+  using Base::m_pattern;
+  using Base::m_plans;
+  using Base::next_step;
 
  public:
-  using field_type = Field<storage_type, field_layout, MemorySpace>;
-  using execution_space = typename MemorySpace::execution_space;
-  using exchanger_type = HaloExchanger<field_type>;
-
-  void advance(int n) override {
-    const bool exchange_first = forces_read_halos();
-    // The overlapped step fills the walls itself, on its interior instance (overlapped_step()).
-    const bool overlapped = m_exchanger && m_overlap && !exchange_first;
-    for (int s = 0; s < n; ++s) {
-      const StepKind k = next_step();
-      if (overlapped) {
-        overlapped_step(k, s > 0);
-      } else {
-        fill_walls(k);
-        if (exchange_first) exchange_halos(k);
-        update_forces();
-        step(k, exchange_first);
-      }
-      if (m_pattern == Pattern::ab) std::swap(m_f[0], m_f[1]);
-      ++m_steps;
-    }
-  }
-
-  std::int64_t steps() const override { return m_steps; }
-
-  MomentFields moments() override {
-    const VoxelRange owned = m_part.owned();
-    MomentFields out{Kokkos::View<double*>("karman::rho", owned.size()),
-                     Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", owned.size(), 3)};
-    const StepKind k = next_step();
-    fill_walls(k);
-    exchange_halos(k);
-    update_forces();
-    if (k == StepKind::ab_pull) {
-      compute_moments<StepKind::ab_pull>(out);
-    } else if (k == StepKind::aa_odd) {
-      compute_moments<StepKind::aa_odd>(out);
-    } else {
-      compute_moments<StepKind::aa_even>(out);
-    }
-    if (m_owned_position.order.extent(0) == 0) return out;
-    return moments_in_box_order<execution_space>(out, owned.begin, owned, m_owned_position, owned.size());
-  }
-
-  double local_mass() override { return total_density(moments()); }
+  using typename Base::exchanger_type;
+  using typename Base::execution_space;
+  using typename Base::field_type;
 
   std::array<double, 3> body_force() override {
     std::array<double, 3> force{0, 0, 0};
@@ -204,67 +166,10 @@ class SolverCore : public FlowSolver {
   std::size_t wall_links() const override { return m_links.extent(0); }
 
   OwnedBox owned_box() const override { return partition_traits::owned_box(m_part); }
-  GridCounts grid_counts() const override { return {m_fluid_voxels, 0, 0}; }
   /// This rank's slab or block.
   const Partition& partition() const { return m_part; }
-  std::size_t population_bytes() const override {
-    return std::size_t(m_pattern == Pattern::ab ? 2 : 1) * std::size_t(m_f[0].view().extent(0)) * sizeof(storage_type);
-  }
-  /// The bulk kernel's traffic: the boundary kernel's flag word (a few per cent of the voxels)
-  /// and the bulk bitmask (one bit a voxel) are left out.
-  std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(storage_type); }
-  int populations() const override { return L::Q; }
-  std::string description() const override {
-    return std::string(L::name) + "/" + VariantName<Prec>::value + "/" + Layout::name + "/" + m_collision + "/" +
-           (m_pattern == Pattern::ab ? PatternTag<Pattern::ab>::name : PatternTag<Pattern::aa>::name);
-  }
-
-  bool uses_mpi() const override { return m_exchanger && m_exchanger->between_ranks(); }
-  RankCommStats comm_stats() const override {
-    if (uses_mpi()) return m_exchanger->stats();
-    RankCommStats none;
-    none.rank = m_part.rank();
-    return none;
-  }
-  bool gpu_aware() const override { return m_exchanger && m_exchanger->gpu_aware(); }
-  void reset_comm_stats() override {
-    if (m_exchanger) m_exchanger->reset_counters();
-  }
-
-  /// The population lattice the next step reads (for tests and checkpoints).
-  const field_type& populations_field() const { return m_f[0]; }
   /// Which voxels run the bulk and which the boundary kernel.
   const UpdateSchedule<MemorySpace>& schedule() const { return m_schedule; }
-
-  /// Bytes of a stored population: checkpoints hold the storage words as they are (for FP16
-  /// precisions the shifted 16-bit words), so a restart continues bitwise.
-  int population_size() const override { return int(sizeof(storage_type)); }
-
-  bool populations_complete() const override { return m_pattern == Pattern::ab || m_steps % 2 == 0; }
-
-  void save_populations(std::byte* out) const override {
-    if (!populations_complete()) {
-      throw Error("karman::lbm::Solver::save_populations: AA step count " + std::to_string(m_steps) +
-                  " is odd; populations are complete in the owned voxels after an even number of steps");
-    }
-    const VoxelRange owned = m_part.owned();
-    save_box_populations<L>(m_f[0], owned, m_owned_position, owned.size(), m_pattern == Pattern::aa, out);
-  }
-
-  void load_populations(const std::byte* in, std::int64_t steps) override {
-    if (m_pattern == Pattern::aa && steps % 2 != 0) {
-      throw Error("karman::lbm::Solver::load_populations: AA step count " + std::to_string(steps) +
-                  " is odd; accepted: even counts");
-    }
-    const VoxelRange owned = m_part.owned();
-    load_box_populations<L>(m_f[0], owned, m_owned_position, owned.size(), m_pattern == Pattern::aa, in);
-    m_steps = steps;
-  }
-
-  void save_flags(flag_t* out) const override {
-    const VoxelRange owned = m_part.owned();
-    save_box_flags(m_flags, owned, m_owned_position, owned.size(), out);
-  }
 
  protected:
   /// Allocates the lattices and flags of `setup` on the slab or block `partition` (of
@@ -273,16 +178,12 @@ class SolverCore : public FlowSolver {
   /// force terms; `collision` names the collision for description().
   SolverCore(const SolverSetup& setup, const Partition& partition, std::unique_ptr<exchanger_type> exchanger,
              Pattern pattern, bool forced, const char* collision)
-      : m_part(checked_partition(setup, partition)),
+      : Base(setup, pattern, forced, collision, std::move(exchanger)),
+        m_part(checked_partition(setup, partition)),
         m_topology(partition_traits::topology(m_part)),
-        m_exchanger(std::move(exchanger)),
-        m_overlap(setup.overlap),
-        m_pattern(pattern),
-        m_forced(forced),
-        m_collision(collision),
-        m_boundaries(setup.boundaries),
         m_spaces(compat::make_concurrent_instances<execution_space>(1 + shared_instances)) {
-    for (int d = 0; d < 3; ++d) m_force[d] = T(setup.relaxation.force[d]);
+    this->m_rank = m_part.rank();
+    m_owned = m_part.owned();
     if (m_exchanger) {
       for (const StepKind k : {StepKind::ab_pull, StepKind::aa_odd, StepKind::aa_even})
         m_plans[int(k)] = HaloPlans<L>::of(k, m_part);
@@ -305,9 +206,7 @@ class SolverCore : public FlowSolver {
       m_fluid_voxels = 0;
       for (index_t v = m_part.owned().begin; v < m_part.owned().end; ++v)
         m_fluid_voxels += flags::kind(host[std::size_t(v)]) != CellKind::solid;
-      Kokkos::deep_copy(m_flags,
-                        Kokkos::View<const flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                            host.data(), host.size()));
+      this->upload_flags(host);
       const int tile =
           setup.schedule_tile > 0
               ? setup.schedule_tile
@@ -321,7 +220,9 @@ class SolverCore : public FlowSolver {
     }
     if (setup.curved_wall.id >= 0) set_wall_links(setup);
     if (setup.force_field || !setup.immersed_body.empty()) set_force_field(setup);
-    initialize(setup);
+    std::vector<double> rho, u;
+    build_initial_state(m_part, setup, rho, u);
+    this->initialize(rho, u, m_spaces[0]);
   }
 
   /// Sets the per-voxel force field for the step about to run (immersed boundaries); the field
@@ -357,7 +258,6 @@ class SolverCore : public FlowSolver {
     return a;
   }
 
-  T m_force[3] = {0, 0, 0};
   /// Body force of each local voxel (voxel, axis) when the kernels read it per voxel; empty
   /// otherwise.
   Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace> m_force_field;
@@ -402,10 +302,26 @@ class SolverCore : public FlowSolver {
     return setup.periodic[0] && setup.periodic[1] && setup.periodic[2];
   }
 
-  /// The kind of the next step: AB always pulls; AA alternates odd and even steps.
-  StepKind next_step() const {
-    if (m_pattern == Pattern::ab) return StepKind::ab_pull;
-    return m_steps % 2 == 0 ? StepKind::aa_odd : StepKind::aa_even;
+  /// One step of kind k (SolverState::advance): the walls filled, the forces set, the halos
+  /// exchanged, then the kernels; overlapped with the exchange when the forces do not read the
+  /// halos (overlapped_step(), which fills the walls itself on its interior instance).
+  void run_step(StepKind k, bool follows_step) {
+    const bool exchange_first = forces_read_halos();
+    if (m_exchanger && m_overlap && !exchange_first) {
+      overlapped_step(k, follows_step);
+      return;
+    }
+    fill_walls(k);
+    if (exchange_first) exchange_halos(k);
+    update_forces();
+    step(k, exchange_first);
+  }
+
+  /// What moments read as the next step would: walls, halos and forces (SolverState::moments).
+  void prepare_step_reads(StepKind k) {
+    fill_walls(k);
+    exchange_halos(k);
+    update_forces();
   }
 
   /// Uploads the cut links of the setup's curved body. The links are filled at the start of a
@@ -561,20 +477,15 @@ class SolverCore : public FlowSolver {
   static constexpr std::size_t shared_instances = launches_return_at_once ? 4 : 1;
   const execution_space& shared_space(std::size_t kernel) const { return m_spaces[1 + kernel % shared_instances]; }
 
-  /// Moments of the owned voxels as a step of kind K would read them, halos exchanged.
-  template <StepKind K>
-  void compute_moments(MomentFields& out) const {
-    if (m_force_field.extent(0) > 0) {
-      // Only AB reads a force field (set_force_field).
-      if constexpr (K == StepKind::ab_pull) compute_moments<K, Features<true, true, true>>(out);
-    } else if (m_forced) {
-      compute_moments<K, Features<true, true>>(out);
-    } else {
-      compute_moments<K, Features<true, false>>(out);
-    }
-  }
+  /// The kernel features SolverState's moments fold may ask for: a per-voxel force field too.
+  static constexpr bool has_force_field = true;
+  bool force_field_set() const { return m_force_field.extent(0) > 0; }
+  /// A slab's owned voxels, and a 1×1×N block's, lie in box order (no order table).
+  bool owned_in_box_order() const { return m_owned_position.order.extent(0) == 0; }
+
+  /// The Moments kernel of a step of kind K over the owned voxels (SolverState::moments).
   template <StepKind K, class Feat>
-  void compute_moments(MomentFields& out) const {
+  void launch_moments(MomentFields& out) const {
     Moments<L, Prec, field_layout, MemorySpace, K, Feat, neighbours_type> kernel{access<K, Feat>(),    out.rho, out.u,
                                                                                  m_part.owned().begin, {},      {}};
     for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
@@ -585,46 +496,14 @@ class SolverCore : public FlowSolver {
     compat::fence(in_order, "karman::moments_done");
   }
 
-  /// Equilibrium of the initial state, stored as post-collision values where the first step
-  /// reads them: AB in slot i, AA in slot opposite(i) (as after an even step).
-  void initialize(const SolverSetup& setup) {
-    std::vector<double> rho_host, u_host;
-    build_initial_state(m_part, setup, rho_host, u_host);
-    const std::size_t n = rho_host.size();
-    Kokkos::View<double*, MemorySpace> rho("karman::rho0", n);
-    Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> u("karman::u0", n, 3);
-    Kokkos::deep_copy(rho, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                               rho_host.data(), n));
-    Kokkos::deep_copy(
-        u,
-        Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-            u_host.data(), n, 3));
-    for_each("karman::initialize", VoxelRange{0, index_t(n)}, m_spaces[0],
-             InitializeEquilibrium<L, Prec, field_type, MemorySpace>{m_f[0], rho, u, m_pattern == Pattern::aa});
-    compat::fence(m_spaces[0], "karman::initialized");
-  }
-
   Partition m_part;
   typename neighbours_type::topology_type m_topology;  ///< what the kernels' neighbour accessor reads
-  std::unique_ptr<exchanger_type> m_exchanger;
-  HaloPlan m_plans[3];  ///< the exchange before a step of each StepKind, built once
-  /// Where each owned voxel lies in owned_box(): for moments, populations and flags.
-  DenseOwnedPosition<MemorySpace> m_owned_position;
-  bool m_overlap;
-  Pattern m_pattern;
-  bool m_forced;
-  std::string m_collision;
-  BoundaryTable m_boundaries;
   /// [0] the interior (wall fill, bulk kernel), [1 .. shared_instances] the interior's boundary kernel and the shared
   /// kernels (overlapped_step()).
   std::vector<execution_space> m_spaces;
-  field_type m_f[2];
-  Kokkos::View<flag_t*, MemorySpace> m_flags;
   Kokkos::View<WallLink*, MemorySpace> m_links;       ///< cut links of a curved body (curved_wall.hpp)
   Kokkos::View<WallSlot*, MemorySpace> m_wall_slots;  ///< bounce-back through solid slots (wall_slots.hpp)
   UpdateSchedule<MemorySpace> m_schedule;
-  index_t m_fluid_voxels = 0;  ///< grid_counts()
-  std::int64_t m_steps = 0;
   const KernelLabels m_owned_label{"karman::stream_collide"};
   const KernelLabels m_interior_label{"karman::stream_collide_interior"};
   const KernelLabels m_shared_lo_label{"karman::stream_collide_shared_lo"};

@@ -21,6 +21,7 @@
 #include <karman/lbm/owned_box_copies.hpp>
 #include <karman/lbm/setup_transport.hpp>
 #include <karman/lbm/solver_core.hpp>
+#include <karman/lbm/solver_state.hpp>
 #include <karman/lbm/sparse_block_edge.hpp>
 #include <karman/lbm/sparse_sample.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
@@ -99,21 +100,46 @@ struct OwnedBoxPosition {
   }
 };
 
+/// The block-sparse grid a solver of lattice L keeps, and its population field.
+template <class L, class MemorySpace>
+using SparseGrid = BlockSparseGrid<L::D, sparse_block_edge<L::D>, MemorySpace>;
+template <class L, class Prec, class Layout, class MemorySpace>
+using SparseField =
+    Field<storage_t<Prec>, typename SparseLayout<Layout, SparseGrid<L, MemorySpace>>::type, MemorySpace>;
+
 /// Everything of a block-sparse solver that does not depend on its collision, pattern or
 /// force (runtime values here), instantiated once per (lattice, precision, layout) for every
 /// variant a unit compiles (as SolverCore for the dense box). SparseSolver derives from it and
-/// supplies update(), the launch of its stream-collide kernels. Its FlowSolver face is the dense
-/// solvers': moments, populations and flags in the order of owned_box() (the rank's block planes
-/// as voxel planes, cut at the box's side), zeros where no block is stored, so that a run loop,
-/// its output and its checkpoints serve every grid.
+/// supplies update(), the launch of its stream-collide kernels. What every grid keeps (lattices,
+/// flags, step count, moments, checkpoints and flags in the order of owned_box(): the rank's
+/// block planes as voxel planes, cut at the box's side, zeros where no block is stored) is
+/// SolverState's, so that a run loop, its output and its checkpoints serve every grid; this class
+/// adds the grid, its blocks' step and the exchange of its shared blocks.
 template <class L, class Prec, class Layout, class MemorySpace>
-class SparseSolverCore : public FlowSolver {
+class SparseSolverCore : public SolverState<L, Prec, Layout, SparseField<L, Prec, Layout, MemorySpace>,
+                                            OwnedBoxPosition<typename SparseGrid<L, MemorySpace>::view_type>,
+                                            SparseSolverCore<L, Prec, Layout, MemorySpace>> {
+  using Base = SolverState<L, Prec, Layout, SparseField<L, Prec, Layout, MemorySpace>,
+                           OwnedBoxPosition<typename SparseGrid<L, MemorySpace>::view_type>, SparseSolverCore>;
+  friend Base;
+
  protected:
-  using T = compute_t<Prec>;
-  using storage_type = storage_t<Prec>;
+  using Base::m_boundaries;
+  using Base::m_exchanger;
+  using Base::m_f;
+  using Base::m_flags;
+  using Base::m_fluid_voxels;
+  using Base::m_force;
+  using Base::m_overlap;
+  using Base::m_owned;
+  using Base::m_owned_position;
+  using Base::m_pattern;
+  using Base::m_plans;
+  using typename Base::storage_type;
+  using typename Base::T;
 
  public:
-  using grid_type = BlockSparseGrid<L::D, sparse_block_edge<L::D>, MemorySpace>;
+  using grid_type = SparseGrid<L, MemorySpace>;
   /// The neighbour accessor of step kind K: step tables for the AB pull, whose unrolled loop
   /// folds them into registers; side bits for both AA steps, whose odd step's boundary kernels
   /// would otherwise index the tables at run time and spill them (NeighbourSteps).
@@ -121,48 +147,9 @@ class SparseSolverCore : public FlowSolver {
   using neighbours_type = BlockNeighbours<L::D, sparse_block_edge<L::D>, MemorySpace,
                                           K == StepKind::ab_pull ? NeighbourSteps::tables : NeighbourSteps::side_bits>;
   using layout_type = typename SparseLayout<Layout, grid_type>::type;
-  using field_type = Field<storage_type, layout_type, MemorySpace>;
-  using execution_space = typename MemorySpace::execution_space;
+  using typename Base::execution_space;
+  using typename Base::field_type;
 
-  void advance(int n) override {
-    for (int s = 0; s < n; ++s) {
-      step(next_step());
-      if (m_pattern == Pattern::ab) std::swap(m_f[0], m_f[1]);
-      ++m_steps;
-    }
-  }
-
-  std::int64_t steps() const override { return m_steps; }
-
-  /// Density and velocity after the last step of every stored voxel, by the grid's voxel index;
-  /// 0 in walls, in the inactive voxels of partly filled blocks and in halo blocks. Collective
-  /// when ranks share the grid (the halos are exchanged first). moments() gathers the owned
-  /// ones in box order.
-  MomentFields stored_moments() {
-    MomentFields out{Kokkos::View<double*>("karman::rho", m_grid.voxel_count()),
-                     Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", m_grid.voxel_count(), 3)};
-    const StepKind k = next_step();
-    if (m_exchanger) {
-      // The next step's exchange, which it repeats unchanged: moments read what it would.
-      begin_exchange(k);
-      end_exchange(k);
-    }
-    if (k == StepKind::ab_pull) {
-      compute_moments<StepKind::ab_pull>(out);
-    } else if (k == StepKind::aa_odd) {
-      compute_moments<StepKind::aa_odd>(out);
-    } else {
-      compute_moments<StepKind::aa_even>(out);
-    }
-    return out;
-  }
-
-  MomentFields moments() override {
-    return moments_in_box_order<execution_space>(stored_moments(), 0, owned_voxels(), owned_box_position(),
-                                                 owned_box().size());
-  }
-
-  double local_mass() override { return total_density(stored_moments()); }
   /// No body: the cases of this grid (porous media) have walls of voxels only.
   std::array<double, 3> body_force() override { return {0, 0, 0}; }
   std::size_t wall_links() const override { return 0; }
@@ -184,64 +171,14 @@ class SparseSolverCore : public FlowSolver {
     return box;
   }
 
-  int population_size() const override { return int(sizeof(storage_type)); }
-  bool populations_complete() const override { return m_pattern == Pattern::ab || m_steps % 2 == 0; }
-
-  /// SolverCore::save_populations' bytes for every stored owned voxel; zeros where no block is
-  /// stored (solid blocks, which no step reads).
-  void save_populations(std::byte* out) const override {
-    if (!populations_complete()) {
-      throw Error("karman::lbm::SparseSolver::save_populations: AA step count " + std::to_string(m_steps) +
-                  " is odd; populations are complete in the owned voxels after an even number of steps");
-    }
-    save_box_populations<L>(m_f[0], owned_voxels(), owned_box_position(), owned_box().size(), m_pattern == Pattern::aa,
-                            out);
-  }
-
-  /// Takes save_populations' bytes back into the stored owned voxels (the rest is not stored).
-  void load_populations(const std::byte* in, std::int64_t steps) override {
-    if (m_pattern == Pattern::aa && steps % 2 != 0) {
-      throw Error("karman::lbm::SparseSolver::load_populations: AA step count " + std::to_string(steps) +
-                  " is odd; accepted: even counts");
-    }
-    load_box_populations<L>(m_f[0], owned_voxels(), owned_box_position(), owned_box().size(), m_pattern == Pattern::aa,
-                            in);
-    m_steps = steps;
-  }
-
-  /// The flag words of the stored owned voxels; where no block is stored, a wall of id 0 (as the
-  /// grid marks the inactive voxels of its blocks).
-  void save_flags(flag_t* out) const override {
-    save_box_flags(m_flags, owned_voxels(), owned_box_position(), owned_box().size(), out);
-  }
-
-  bool gpu_aware() const override { return m_exchanger && m_exchanger->gpu_aware(); }
-  void reset_comm_stats() override {
-    if (m_exchanger) m_exchanger->reset_counters();
-  }
-
   /// Every stored block on one rank, all but the halo blocks on several; the boundary blocks
   /// are those of Meneghin & Mahmoud Table II.
   GridCounts grid_counts() const override {
     return {m_fluid_voxels, m_grid.owned_blocks().size(), m_grid.boundary_block_count()};
   }
-  std::size_t population_bytes() const override {
-    return std::size_t(m_pattern == Pattern::ab ? 2 : 1) * std::size_t(m_f[0].view().extent(0)) * sizeof(storage_type);
-  }
-  std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(storage_type); }
-  int populations() const override { return L::Q; }
-  bool uses_mpi() const override { return m_exchanger && m_exchanger->between_ranks(); }
-  RankCommStats comm_stats() const override { return uses_mpi() ? m_exchanger->stats() : RankCommStats{}; }
-  std::string description() const override {
-    return std::string(L::name) + "/" + VariantName<Prec>::value + "/" + Layout::name + "/" + m_collision + "/" +
-           (m_pattern == Pattern::ab ? PatternTag<Pattern::ab>::name : PatternTag<Pattern::aa>::name) + "/sparse-" +
-           std::string(name(m_grid.grouping()));
-  }
 
   /// The grid (for tests and output).
   const grid_type& grid() const { return m_grid; }
-  /// The population lattice the next step reads (for tests).
-  const field_type& populations_field() const { return m_f[0]; }
 
  protected:
   /// Builds the grid of `setup`'s geometry with `grouping` on the block planes of `slab`, its
@@ -270,25 +207,25 @@ class SparseSolverCore : public FlowSolver {
   bool moving_walls() const { return m_walls_move; }
 
   grid_type m_grid;
-  T m_force[3] = {0, 0, 0};
+
+  /// "/sparse-" and the grid's grouping, after the pattern in description().
+  std::string grid_description() const override { return "/sparse-" + std::string(name(m_grid.grouping())); }
 
  private:
   SparseSolverCore(const SolverSetup& setup, const SparseSample& sample, SparseSlab<field_type>&& slab,
                    BlockGrouping grouping, Pattern pattern, bool forced, const char* collision)
-      : m_grid(
+      : Base(setup, pattern, forced, collision, std::move(slab.exchanger)),
+        m_grid(
             "karman::sparse_grid", setup.global, setup.periodic, slab.owned,
             [&](int x, int y, int z) { return sample.active(x, y, z); },
             [&](int x, int y, int z) { return sample.boundary(x, y, z); }, grouping),
         m_owned_planes(slab.owned),
-        m_ranks(setup.ranks),
-        m_plans(std::move(slab.plans)),
-        m_exchanger(std::move(slab.exchanger)),
-        m_overlap(setup.overlap),
-        m_pattern(pattern),
-        m_forced(forced),
-        m_collision(collision),
-        m_boundaries(setup.boundaries) {
-    for (int d = 0; d < 3; ++d) m_force[d] = T(setup.relaxation.force[d]);
+        m_ranks(setup.ranks) {
+    m_plans = std::move(slab.plans);
+    const BlockRange owned = m_grid.owned_blocks();
+    m_owned = {index_t(owned.begin) * grid_type::block_voxels, index_t(owned.end) * grid_type::block_voxels};
+    const OwnedBox box = owned_box();
+    m_owned_position = {m_grid.view(), box.extents, grid_type::slab_axis, box.begin[grid_type::slab_axis]};
     const GroupTable groups = m_grid.group_table();
     for (const int side : {-1, +1}) {
       const int g = groups.find(GroupRole::shared, NeighbourStep::along(grid_type::slab_axis, side));
@@ -313,22 +250,15 @@ class SparseSolverCore : public FlowSolver {
     return {(owned.begin - 1) * B, (owned.count + 2) * B};
   }
 
-  /// The stored voxels of the owned blocks.
-  VoxelRange owned_voxels() const {
-    const BlockRange owned = m_grid.owned_blocks();
-    return {index_t(owned.begin) * grid_type::block_voxels, index_t(owned.end) * grid_type::block_voxels};
-  }
+  /// One step of kind k (SolverState::advance).
+  void run_step(StepKind k, bool) { step(k); }
 
-  OwnedBoxPosition<typename grid_type::view_type> owned_box_position() const {
-    const OwnedBox box = owned_box();
-    constexpr int axis = grid_type::slab_axis;
-    return {m_grid.view(), box.extents, axis, box.begin[axis]};
-  }
-
-  /// The kind of the next step: AB always pulls; AA alternates odd and even steps.
-  StepKind next_step() const {
-    if (m_pattern == Pattern::ab) return StepKind::ab_pull;
-    return m_steps % 2 == 0 ? StepKind::aa_odd : StepKind::aa_even;
+  /// What moments read as the next step would: the halo blocks (the next step's exchange, which
+  /// it repeats unchanged).
+  void prepare_step_reads(StepKind k) {
+    if (!m_exchanger) return;
+    begin_exchange(k);
+    end_exchange(k);
   }
 
   /// One step of kind k: the exchange of the halo blocks it reads, then the kernels over the
@@ -382,21 +312,19 @@ class SparseSolverCore : public FlowSolver {
     }
   }
 
-  template <StepKind K>
-  void compute_moments(MomentFields& out) const {
-    if (m_forced) {
-      compute_moments<K, Features<true, true>>(out);
-    } else {
-      compute_moments<K, Features<true, false>>(out);
-    }
-  }
+  /// The kernel features SolverState's moments fold may ask for: no per-voxel force field.
+  static constexpr bool has_force_field = false;
+  /// The owned box is cut at the box's side and leaves out unstored blocks: always reordered.
+  bool owned_in_box_order() const { return false; }
+
+  /// The Moments kernel of a step of kind K over the owned blocks (SolverState::moments).
   template <StepKind K, class Feat>
-  void compute_moments(MomentFields& out) const {
-    Moments<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type<K>> kernel{
-        access<K, Feat>(), out.rho, out.u, 0, {}, {}};
+  void launch_moments(MomentFields& out) const {
+    Moments<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type<K>> kernel{access<K, Feat>(), out.rho, out.u,
+                                                                                   m_owned.begin,     {},      {}};
     for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
     const execution_space space;
-    for_each("karman::sparse_moments", m_grid, BlockSet::all, space, kernel);
+    for_each("karman::sparse_moments", m_grid, m_grid.owned_blocks(), space, kernel);
     compat::fence(space, "karman::sparse_moments_done");
   }
 
@@ -435,41 +363,15 @@ class SparseSolverCore : public FlowSolver {
     bool closed_side = false;  // past it stand walls of id 0 (outside_flag)
     for (int a = 0; a < L::D; ++a) closed_side = closed_side || !m_grid.periodic(a);
     m_walls_move = walls_move(flag_words, m_boundaries, closed_side);
-    m_flags = Kokkos::View<flag_t*, MemorySpace>("karman::sparse_flags", n);
-    Kokkos::deep_copy(m_flags, Kokkos::View<const flag_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                                   flag_words.data(), n));
-    Kokkos::View<double*, MemorySpace> rho_device("karman::rho0", n);
-    Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> u_device("karman::u0", n, 3);
-    Kokkos::deep_copy(
-        rho_device,
-        Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(rho.data(), n));
-    Kokkos::deep_copy(
-        u_device,
-        Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-            u.data(), n, 3));
-    const execution_space space;
-    for_each("karman::sparse_initialize", VoxelRange{0, index_t(n)}, space,
-             InitializeEquilibrium<L, Prec, field_type, MemorySpace>{m_f[0], rho_device, u_device,
-                                                                     m_pattern == Pattern::aa});
-    compat::fence(space, "karman::sparse_initialized");
+    this->upload_flags(flag_words);
+    Base::initialize(rho, u, execution_space());
   }
 
-  OwnedBlockPlanes m_owned_planes;   ///< the block planes this rank computes
-  std::vector<int> m_shared_groups;  ///< shared_groups()
-  int m_ranks;                       ///< ranks sharing the grid's block planes
-  std::array<HaloPlan, 3> m_plans;
-  std::unique_ptr<HaloExchanger<field_type>> m_exchanger;
-  bool m_overlap;
+  OwnedBlockPlanes m_owned_planes;                          ///< the block planes this rank computes
+  std::vector<int> m_shared_groups;                         ///< shared_groups()
+  int m_ranks;                                              ///< ranks sharing the grid's block planes
   Kokkos::View<storage_type*, MemorySpace> m_saved_layers;  ///< keep_inner_layers' copy (AA under MPI)
-  Pattern m_pattern;
-  bool m_forced;
-  std::string m_collision;
-  BoundaryTable m_boundaries;
-  field_type m_f[2];
-  Kokkos::View<flag_t*, MemorySpace> m_flags;
   bool m_walls_move = true;  ///< walls_move(): whether the boundary kernels add Ladd's term
-  index_t m_fluid_voxels = 0;
-  std::int64_t m_steps = 0;
 };
 
 /// One compiled variant on a block-sparse grid of one rank: lattice L, precision Prec
