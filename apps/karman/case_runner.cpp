@@ -421,6 +421,7 @@ class CaseRun {
     }
     auto last_progress = clock::now();
     m_t_run = clock::now();
+    m_setup_peak_host = peak_resident_bytes();
     // Several ranks poll every few steps: a reduction per step would cost.
     const long poll_every = m_ranks.size() > 1 ? 4 : 1;
     unsigned pending = 0;
@@ -621,6 +622,7 @@ class CaseRun {
     summary["wall_seconds"] = m_run_seconds;
     summary["setup_seconds"] = std::chrono::duration<double>(m_t_run - m_t_setup).count();
     summary["population_bytes_per_rank"] = m_solver->population_bytes();
+    summary["memory_per_rank"] = memory_per_rank();
     summary["checkpoints"] = {{"written", m_checkpoints_written},
                               {"seconds", m_checkpoint_seconds},
                               {"bytes_each", m_checkpoint_bytes},
@@ -653,6 +655,24 @@ class CaseRun {
     return summary;
   }
 
+  /// What each rank holds, on rank 0 (collective): its population lattices, its stored voxels
+  /// (halos included) and its process's peak resident host memory after the set-up (which holds
+  /// the construction's host tables) and at the end.
+  nlohmann::json memory_per_rank() const {
+    const std::vector<double> all =
+        m_ranks.gather({double(m_ranks.rank()), double(m_solver->population_bytes()),
+                        double(m_solver->owned_box().local_voxels), m_setup_peak_host, peak_resident_bytes()});
+    nlohmann::json ranks = nlohmann::json::array();
+    for (std::size_t r = 0; r + 5 <= all.size(); r += 5) {
+      ranks.push_back({{"rank", int(all[r])},
+                       {"population_bytes", all[r + 1]},
+                       {"stored_voxels", all[r + 2]},
+                       {"host_peak_bytes_after_setup", all[r + 3]},
+                       {"host_peak_bytes", all[r + 4]}});
+    }
+    return ranks;
+  }
+
   /// A fingerprint of the final fields: runs that must agree bitwise (restarts, layouts, rank
   /// counts) compare it.
   static std::string fields_fingerprint(const GlobalFields& global) {
@@ -674,6 +694,7 @@ class CaseRun {
   const std::filesystem::path m_dir;
   const clock::time_point m_t_setup;
   clock::time_point m_t_run;
+  double m_setup_peak_host = 0;  ///< peak_resident_bytes() when the time loop starts
   int m_dim = 3;
   std::vector<std::string> m_names;  ///< field datasets: rho, ux, uy (, uz)
   long m_check_every = 0;

@@ -75,4 +75,10 @@ MemoryReadings read_memory_readings() {
   return r;
 }
 
+double peak_resident_bytes() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return double(usage.ru_maxrss) * 1024.0;  // kilobytes on Linux
+}
+
 }  // namespace karman::app

@@ -36,4 +36,8 @@ double limit_value(const std::string& text);
 /// This process's readings now.
 MemoryReadings read_memory_readings();
 
+/// This process's peak resident host memory so far (getrusage's ru_maxrss), in bytes; 0 when the
+/// system does not say.
+double peak_resident_bytes();
+
 }  // namespace karman::app

@@ -2,7 +2,8 @@
 """karman porous under mpirun (the block-sparse grid's block planes divided between the ranks):
 the same sample on 1, 2 and 3 ranks gives the same porosity, fluid voxels and blocks, and the
 same superficial velocity, permeability and pressure gradient to rounding (the ranks sum their
-shares in another order), for a body-force and a pressure drive; rank 0 alone writes the fields
+shares in another order), for a body-force and a pressure drive; summary.json lists each rank's
+memory, adding up to the grid's; rank 0 alone writes the fields
 and summary.json; too many ranks for the block planes are refused before anything is written.
 Usage: check_porous_mpi.py KARMAN MPIEXEC"""
 import json
@@ -47,6 +48,21 @@ with tempfile.TemporaryDirectory() as tmp:
         for ranks, s in results.items():
             if s["grid"]["ranks"] != ranks:
                 failures.append(f"{drive} drive: summary says {s['grid']['ranks']} ranks, ran {ranks}")
+            # Each rank's memory in summary.json: one entry a rank, its lattices and stored voxels
+            # adding up to the grid's, its host peak after set-up never above the final one.
+            memory = s.get("memory_per_rank", [])
+            if [m["rank"] for m in memory] != list(range(ranks)):
+                failures.append(f"{drive} drive, {ranks} ranks: memory_per_rank lists ranks "
+                                f"{[m['rank'] for m in memory]}")
+            else:
+                for key, total in [("population_bytes", "population_bytes"), ("stored_voxels", "stored_voxels")]:
+                    if sum(m[key] for m in memory) != s["grid"][total]:
+                        failures.append(f"{drive} drive, {ranks} ranks: memory_per_rank {key} sum "
+                                        f"{sum(m[key] for m in memory)}, grid.{total} {s['grid'][total]}")
+                for m in memory:
+                    if not 0 < m["host_peak_bytes_after_setup"] <= m["host_peak_bytes"]:
+                        failures.append(f"{drive} drive, {ranks} ranks: rank {m['rank']} host peaks "
+                                        f"{m['host_peak_bytes_after_setup']}, {m['host_peak_bytes']}")
             for key in ["fluid_voxels", "blocks"]:
                 if s["grid"][key] != one["grid"][key]:
                     failures.append(f"{drive} drive, {ranks} ranks: grid.{key} {s['grid'][key]}, 1 rank "
