@@ -41,7 +41,7 @@
 #include <karman/lbm/fixed_point_sum.hpp>
 #include <karman/lbm/immersed_body.hpp>
 #include <karman/lbm/lagrangian_markers.hpp>
-#include <karman/lbm/stream_collide.hpp>
+#include <karman/lbm/moments_kernel.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -11,7 +11,7 @@
 #include <karman/core/group.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/lbm/flow_solver.hpp>
-#include <karman/lbm/stream_collide.hpp>
+#include <karman/lbm/population_access.hpp>
 
 #include <cstddef>
 

@@ -20,7 +20,7 @@
 #include <karman/lbm/collision.hpp>
 #include <karman/lbm/level_coupling.hpp>
 #include <karman/lbm/level_relaxation.hpp>
-#include <karman/lbm/stream_collide.hpp>
+#include <karman/lbm/moments_kernel.hpp>
 
 #include <Kokkos_Core.hpp>
 

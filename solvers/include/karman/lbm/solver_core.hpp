@@ -22,11 +22,11 @@
 #include <karman/lbm/aa_return_plan.hpp>
 #include <karman/lbm/dense_partition.hpp>
 #include <karman/lbm/flow_solver.hpp>
+#include <karman/lbm/moments_kernel.hpp>
 #include <karman/lbm/owned_box_copies.hpp>
 #include <karman/lbm/pattern.hpp>
 #include <karman/lbm/solver_setup.hpp>
 #include <karman/lbm/solver_state.hpp>
-#include <karman/lbm/stream_collide.hpp>
 #include <karman/lbm/update_schedule.hpp>
 #include <karman/lbm/variants.hpp>
 #include <karman/lbm/wall_slots.hpp>

@@ -16,11 +16,11 @@
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/equilibrium.hpp>
 #include <karman/lbm/flow_solver.hpp>
+#include <karman/lbm/kernel_features.hpp>
 #include <karman/lbm/owned_box_copies.hpp>
 #include <karman/lbm/pattern.hpp>
 #include <karman/lbm/precision.hpp>
 #include <karman/lbm/solver_setup.hpp>
-#include <karman/lbm/stream_collide.hpp>
 #include <karman/lbm/variants.hpp>
 
 #include <array>

@@ -25,7 +25,7 @@
 /// bit in the flag word and the boundary kernel bounces it.
 
 #include <karman/core/extents.hpp>
-#include <karman/lbm/stream_collide.hpp>
+#include <karman/lbm/kernel_features.hpp>
 
 #include <Kokkos_Core.hpp>
 
