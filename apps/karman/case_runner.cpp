@@ -4,6 +4,7 @@
 #include "divergence.hpp"
 #include "host_memory.hpp"
 #include "restart_policy.hpp"
+#include "run_summary.hpp"
 #include "stop_signals.hpp"
 
 #include <karman/core/backend_traits.hpp>
@@ -20,7 +21,6 @@
 
 #if KARMAN_ENABLE_MPI
 #include <karman/comm/cartesian_decomposition.hpp>
-#include <karman/comm/comm_stats.hpp>
 #include <karman/comm/gpu_aware.hpp>
 #endif
 
@@ -622,69 +622,16 @@ class CaseRun {
     summary["wall_seconds"] = m_run_seconds;
     summary["setup_seconds"] = std::chrono::duration<double>(m_t_run - m_t_setup).count();
     summary["population_bytes_per_rank"] = m_solver->population_bytes();
-    summary["memory_per_rank"] = memory_per_rank();
+    summary["memory_per_rank"] = memory_per_rank(m_ranks, *m_solver, m_setup_peak_host);
     summary["checkpoints"] = {{"written", m_checkpoints_written},
                               {"seconds", m_checkpoint_seconds},
                               {"bytes_each", m_checkpoint_bytes},
                               {"bytes_per_voxel", m_checkpoint_bytes / double(m_setup.global.size())}};
     if (!m_restarted_from.is_null()) summary["restarted_from"] = m_restarted_from;
     add_provenance(summary);
-#if KARMAN_ENABLE_MPI
-    const auto stats = comm::gather_comm_stats(m_solver->comm_stats(), m_ranks.comm(), m_options.variant.layout,
-                                               m_options.overlap && m_solver->uses_mpi(), m_solver->gpu_aware());
-    nlohmann::json per_rank = nlohmann::json::array();
-    for (const auto& r : stats.per_rank) {
-      // Table III's counts split by the kind of neighbour (a slab's are all faces).
-      nlohmann::json by_kind;
-      const char* kinds[neighbour_kinds] = {"face", "edge", "corner"};
-      for (int k = 0; k < neighbour_kinds; ++k) {
-        by_kind[kinds[k]] = {{"messages_sent_per_step", r.messages_sent_per_step_by_kind[k]},
-                             {"values_sent_per_step", r.values_sent_per_step_by_kind[k]}};
-      }
-      per_rank.push_back({{"rank", r.rank},
-                          {"neighbours", r.neighbours},
-                          {"messages_sent_per_step", r.messages_sent_per_step},
-                          {"values_sent_per_step", r.values_sent_per_step},
-                          {"by_neighbour_kind", by_kind},
-                          {"exchange_seconds", r.exchange_seconds},
-                          {"hidden_fraction", r.hidden_fraction}});
-    }
-    summary["comm"] = {{"ranks", stats.ranks},     {"halo_pack", m_options.halo_pack}, {"layout", stats.layout},
-                       {"overlap", stats.overlap}, {"gpu_aware", stats.gpu_aware},     {"per_rank", per_rank}};
-#endif
+    const nlohmann::json comm = comm_summary(m_ranks, *m_solver, m_options);
+    if (!comm.is_null()) summary["comm"] = comm;
     return summary;
-  }
-
-  /// What each rank holds, on rank 0 (collective): its population lattices, its stored voxels
-  /// (halos included) and its process's peak resident host memory after the set-up (which holds
-  /// the construction's host tables) and at the end.
-  nlohmann::json memory_per_rank() const {
-    const std::vector<double> all =
-        m_ranks.gather({double(m_ranks.rank()), double(m_solver->population_bytes()),
-                        double(m_solver->owned_box().local_voxels), m_setup_peak_host, peak_resident_bytes()});
-    nlohmann::json ranks = nlohmann::json::array();
-    for (std::size_t r = 0; r + 5 <= all.size(); r += 5) {
-      ranks.push_back({{"rank", int(all[r])},
-                       {"population_bytes", all[r + 1]},
-                       {"stored_voxels", all[r + 2]},
-                       {"host_peak_bytes_after_setup", all[r + 3]},
-                       {"host_peak_bytes", all[r + 4]}});
-    }
-    return ranks;
-  }
-
-  /// A fingerprint of the final fields: runs that must agree bitwise (restarts, layouts, rank
-  /// counts) compare it.
-  static std::string fields_fingerprint(const GlobalFields& global) {
-    std::uint64_t sums[4];
-    int i = 0;
-    for (const auto* f : {&global.rho, &global.ux, &global.uy, &global.uz}) {
-      sums[i++] = io::checksum(reinterpret_cast<const std::byte*>(f->data()), f->size() * sizeof(double));
-    }
-    const std::uint64_t fingerprint = io::checksum(reinterpret_cast<const std::byte*>(sums), sizeof sums);
-    char text[20];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(fingerprint));
-    return text;
   }
 
   const comm::Ranks& m_ranks;
