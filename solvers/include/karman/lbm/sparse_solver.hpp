@@ -124,15 +124,8 @@ class SparseSolverCore : public SolverState<L, Prec, Layout, SparseField<L, Prec
   friend Base;
 
  protected:
-  using Base::m_boundaries;
   using Base::m_exchanger;
   using Base::m_f;
-  using Base::m_flags;
-  using Base::m_fluid_voxels;
-  using Base::m_force;
-  using Base::m_overlap;
-  using Base::m_owned;
-  using Base::m_owned_position;
   using Base::m_pattern;
   using Base::m_plans;
   using typename Base::storage_type;
@@ -174,7 +167,7 @@ class SparseSolverCore : public SolverState<L, Prec, Layout, SparseField<L, Prec
   /// Every stored block on one rank, all but the halo blocks on several; the boundary blocks
   /// are those of Meneghin & Mahmoud Table II.
   GridCounts grid_counts() const override {
-    return {m_fluid_voxels, m_grid.owned_blocks().size(), m_grid.boundary_block_count()};
+    return {this->m_fluid_voxels, m_grid.owned_blocks().size(), m_grid.boundary_block_count()};
   }
 
   /// The grid (for tests and output).
@@ -197,7 +190,7 @@ class SparseSolverCore : public SolverState<L, Prec, Layout, SparseField<L, Prec
 
   template <StepKind K, class Feat>
   PopulationAccess<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type<K>> access() const {
-    return {m_f[0], m_pattern == Pattern::ab ? m_f[1] : m_f[0], m_flags, m_boundaries, m_grid.view()};
+    return {m_f[0], m_pattern == Pattern::ab ? m_f[1] : m_f[0], this->m_flags, this->m_boundaries, m_grid.view()};
   }
 
   /// The groups of the grid's group_table() that hold shared blocks (none on one rank).
@@ -223,9 +216,9 @@ class SparseSolverCore : public SolverState<L, Prec, Layout, SparseField<L, Prec
         m_ranks(setup.ranks) {
     m_plans = std::move(slab.plans);
     const BlockRange owned = m_grid.owned_blocks();
-    m_owned = {index_t(owned.begin) * grid_type::block_voxels, index_t(owned.end) * grid_type::block_voxels};
+    this->m_owned = {index_t(owned.begin) * grid_type::block_voxels, index_t(owned.end) * grid_type::block_voxels};
     const OwnedBox box = owned_box();
-    m_owned_position = {m_grid.view(), box.extents, grid_type::slab_axis, box.begin[grid_type::slab_axis]};
+    this->m_owned_position = {m_grid.view(), box.extents, grid_type::slab_axis, box.begin[grid_type::slab_axis]};
     const GroupTable groups = m_grid.group_table();
     for (const int side : {-1, +1}) {
       const int g = groups.find(GroupRole::shared, NeighbourStep::along(grid_type::slab_axis, side));
@@ -273,10 +266,10 @@ class SparseSolverCore : public SolverState<L, Prec, Layout, SparseField<L, Prec
       return;
     }
     begin_exchange(k);
-    if (m_overlap) update(k, BlockPart::interior);
+    if (this->m_overlap) update(k, BlockPart::interior);
     end_exchange(k);
     update(k, BlockPart::shared);
-    if (!m_overlap) update(k, BlockPart::interior);
+    if (!this->m_overlap) update(k, BlockPart::interior);
   }
 
   void begin_exchange(StepKind k) {
@@ -320,9 +313,9 @@ class SparseSolverCore : public SolverState<L, Prec, Layout, SparseField<L, Prec
   /// The Moments kernel of a step of kind K over the owned blocks (SolverState::moments).
   template <StepKind K, class Feat>
   void launch_moments(MomentFields& out) const {
-    Moments<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type<K>> kernel{access<K, Feat>(), out.rho, out.u,
-                                                                                   m_owned.begin,     {},      {}};
-    for (int d = 0; d < 3; ++d) kernel.force[d] = m_force[d];
+    Moments<L, Prec, layout_type, MemorySpace, K, Feat, neighbours_type<K>> kernel{access<K, Feat>(),   out.rho, out.u,
+                                                                                   this->m_owned.begin, {},      {}};
+    for (int d = 0; d < 3; ++d) kernel.force[d] = this->m_force[d];
     const execution_space space;
     for_each("karman::sparse_moments", m_grid, m_grid.owned_blocks(), space, kernel);
     compat::fence(space, "karman::sparse_moments_done");
@@ -350,7 +343,7 @@ class SparseSolverCore : public SolverState<L, Prec, Layout, SparseField<L, Prec
         for (int d = 0; d < 3; ++d) u[3 * v + std::size_t(d)] = s.u[d];
         if (!((m_grid.mask(b) >> l) & 1u)) continue;
         flag_words[v] = sample.flag(g[0], g[1], g[2]);
-        if (b >= owned.begin && b < owned.end && flags::kind(flag_words[v]) != CellKind::solid) ++m_fluid_voxels;
+        if (b >= owned.begin && b < owned.end && flags::kind(flag_words[v]) != CellKind::solid) ++this->m_fluid_voxels;
       }
     }
     // GPUs: the AB update writes the solid voxels that share a sector with fluid ones
@@ -362,7 +355,7 @@ class SparseSolverCore : public SolverState<L, Prec, Layout, SparseField<L, Prec
     }
     bool closed_side = false;  // past it stand walls of id 0 (outside_flag)
     for (int a = 0; a < L::D; ++a) closed_side = closed_side || !m_grid.periodic(a);
-    m_walls_move = walls_move(flag_words, m_boundaries, closed_side);
+    m_walls_move = walls_move(flag_words, this->m_boundaries, closed_side);
     this->upload_flags(flag_words);
     Base::initialize(rho, u, execution_space());
   }
