@@ -26,7 +26,7 @@ command, run, expect = checks.command, checks.run, checks.expect
 # Entries of summary.json that describe how a run went (time, checkpoints written, where it
 # restarted from) rather than what it computed.
 RUN_RECORD = ("wall_seconds", "setup_seconds", "mlups", "mlups_after_warmup", "warmup_steps", "checkpoints",
-              "restarted_from", "backend")
+              "restarted_from", "backend", "memory_per_rank")
 
 
 def results(s):
