@@ -53,6 +53,7 @@
 #include <karman/core/shared_ranges.hpp>
 #include <karman/core/slab_halo_plan.hpp>
 #include <karman/core/stencil_halo_plan.hpp>
+#include <karman/core/to_device.hpp>
 #include <karman/core/version.hpp>
 #include <karman/core/voxel_list.hpp>
 #include <karman/core/voxel_mask.hpp>

@@ -15,8 +15,10 @@
 /// is its oracle. Periodic boxes, AB, one rank, for now.
 
 #include <karman/core/block_neighbours.hpp>
+#include <karman/core/for_each.hpp>
 #include <karman/core/refined_grid.hpp>
 #include <karman/core/refined_levels.hpp>
+#include <karman/core/to_device.hpp>
 #include <karman/lbm/collision.hpp>
 #include <karman/lbm/level_coupling.hpp>
 #include <karman/lbm/level_relaxation.hpp>
@@ -153,14 +155,8 @@ class RefinedStep {
     }
     level.jump_slot = Kokkos::create_mirror_view_and_copy(MemorySpace(), slot);
     level.coupled = Kokkos::create_mirror_view_and_copy(MemorySpace(), coupled);
-    level.pulls = Kokkos::View<CoupledPull*, MemorySpace>("karman::refined_pulls", pulls.size());
-    level.sources = Kokkos::View<CoupledSource*, MemorySpace>("karman::refined_sources", coupling.sources(l).size());
-    Kokkos::deep_copy(level.pulls,
-                      Kokkos::View<const CoupledPull*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                          pulls.data(), pulls.size()));
-    Kokkos::deep_copy(level.sources,
-                      Kokkos::View<const CoupledSource*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                          coupling.sources(l).data(), coupling.sources(l).size()));
+    level.pulls = to_device<MemorySpace>("karman::refined_pulls", pulls);
+    level.sources = to_device<MemorySpace>("karman::refined_sources", coupling.sources(l));
   }
 
   /// Level l's step, sub-step s of the next coarser level's (0 on the coarsest level).
@@ -207,10 +203,9 @@ class RefinedStep {
       pull.states[int(CoupledState::finer_start)] = m_levels[std::size_t(l - 1)].at_start;
     }
     const auto owned = grid.owned_blocks();
-    Kokkos::parallel_for("karman::refined_step",
-                         Kokkos::RangePolicy<typename MemorySpace::execution_space, Kokkos::IndexType<index_t>>(
-                             index_t(owned.begin) * shape::voxels, index_t(owned.end) * shape::voxels),
-                         pull);
+    for_each("karman::refined_step",
+             VoxelRange{index_t(owned.begin) * shape::voxels, index_t(owned.end) * shape::voxels},
+             typename MemorySpace::execution_space(), pull);
   }
 
   const grid_type* m_grid;
