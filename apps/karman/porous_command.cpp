@@ -290,8 +290,8 @@ PorousCase check_input(const PorousOptions& o, bool root) {
     throw Error(std::string("karman porous: ") + e.what());
   }
   const MemoryBudget budget = memory_budget(o);
-  // A generated sample's image takes a byte a voxel, twice (the image and the solver's
-  // classification of it), before the solver's own estimate can be made: refused first.
+  // A generated sample's image takes a byte a voxel, twice (the image and the fluid-path check's
+  // marks), before the solver's own estimate can be made: refused first.
   if (o.geometry.empty() && budget.bytes > 0 && 2.0 * std::pow(double(o.n), 3) > budget.bytes) {
     throw Error("karman porous: --n " + std::to_string(o.n) + " makes a sample image of about " +
                 readable_bytes(2.0 * std::pow(double(o.n), 3)) +

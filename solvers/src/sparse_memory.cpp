@@ -11,6 +11,7 @@
 #include <karman/lbm/sparse_sample.hpp>
 #include <karman/lbm/variants.hpp>
 
+#include <bitset>
 #include <vector>
 
 namespace karman::lbm {
@@ -42,22 +43,16 @@ template <int Dim>
 SparseMemoryEstimate estimate(const SolverSetup& setup) {
   constexpr int B = sparse_block_edge<Dim>;
   using Shape = BlockShape<Dim, B>;
-  // The stencil test of active() needs no velocity set (only flag words do).
+  // The sample's blocks are the grid's; classifying them needs no velocity set (flag words do).
   const SparseSample sample(setup, {});
   const Extents& e = setup.global;
-  const int nb[3] = {(e.nx + B - 1) / B, (e.ny + B - 1) / B, Dim == 3 ? (e.nz + B - 1) / B : 1};
-  std::vector<char> stored(std::size_t(nb[0]) * std::size_t(nb[1]) * std::size_t(nb[2]), 0);
+  const std::size_t lattice_blocks = std::size_t((e.nx + B - 1) / B) * std::size_t((e.ny + B - 1) / B) *
+                                     std::size_t(Dim == 3 ? (e.nz + B - 1) / B : 1);
   SparseMemoryEstimate m;
-  for (int z = 0; z < e.nz; ++z)
-    for (int y = 0; y < e.ny; ++y)
-      for (int x = 0; x < e.nx; ++x) {
-        const bool solid = setup.geometry && setup.geometry(x, y, z).kind == CellKind::solid;
-        if (!solid) ++m.fluid_voxels;
-        if (!solid || sample.active(x, y, z)) {
-          stored[std::size_t(x / B) + std::size_t(nb[0]) * (std::size_t(y / B) + std::size_t(nb[1]) * (z / B))] = 1;
-        }
-      }
-  for (const char s : stored) m.blocks += s;
+  for (std::size_t k = 0; k < sample.block_count(); ++k) {
+    m.fluid_voxels += index_t(std::bitset<64>(sample.active_mask(k) & ~sample.solid_mask(k)).count());
+  }
+  m.blocks = index_t(sample.block_count());
   m.voxels = m.blocks * Shape::voxels;
   const auto n = std::size_t(m.blocks), v = std::size_t(m.voxels);
   const std::size_t lattices = setup.variant.pattern.name() == "aa" ? 1 : 2;
@@ -72,14 +67,14 @@ SparseMemoryEstimate estimate(const SolverSetup& setup) {
                  (n + 31) / 32 * sizeof(std::uint32_t) + 3 * n * sizeof(int);
   m.initial_state_bytes = v * 4 * sizeof(double);
   m.moments_bytes = v * 4 * sizeof(double);
-  // Host: the sample's solid bytes (each rank its planes), the grid's host copies plus its block
+  // Host: the sample's masks (each rank its planes), the grid's host copies plus its block
   // look-up (a table over the lattice where it has at most max_table_entries_per_block entries
   // a stored block, else the stored blocks' sorted keys: BlockSparseGrid::index_stored_blocks),
   // and the initial flags, density and velocity built on the host.
   constexpr auto table_limit = std::size_t(BlockSparseGrid<Dim, B>::max_table_entries_per_block);
-  const std::size_t lookup = stored.size() <= table_limit * n ? stored.size() * sizeof(block_index_t)
-                                                              : n * (sizeof(index_t) + sizeof(block_index_t));
-  m.host_bytes = std::size_t(e.size()) + m.grid_bytes + lookup + v * (sizeof(flag_t) + 4 * sizeof(double));
+  const std::size_t lookup = lattice_blocks <= table_limit * n ? lattice_blocks * sizeof(block_index_t)
+                                                               : n * (sizeof(index_t) + sizeof(block_index_t));
+  m.host_bytes = sample.host_bytes() + m.grid_bytes + lookup + v * (sizeof(flag_t) + 4 * sizeof(double));
   return m;
 }
 

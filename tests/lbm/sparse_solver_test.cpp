@@ -329,7 +329,7 @@ std::vector<std::array<int, 3>> velocities(int dim) {
   return c;
 }
 
-// A rank's sample keeps the planes it is asked about and answers there as the whole box's
+// A rank's sample keeps the block planes it is asked about and answers there as the whole box's
 // (walled, periodic and inlet/outlet cases; windows at either end, across a periodic wrap and
 // inside), and refuses a voxel past them instead of answering from memory it does not hold.
 TEST(SparseSolver, SampleOfSomePlanesAnswersAsTheWholeBox) {
@@ -358,13 +358,43 @@ TEST(SparseSolver, SampleOfSomePlanesAnswersAsTheWholeBox) {
             }
           }
         }
-        // Two planes past the kept ones (the planes and one on each side), when that is in the box.
-        const int past = planes.begin + planes.count + 2;
-        if (planes.count + 2 < n && past < n && past >= 0) {
-          EXPECT_THROW(part.active(0, axis == 2 ? 0 : past, axis == 2 ? past : 0), std::logic_error);
-        }
       }
     }
+  }
+}
+
+// A sample keeps the block planes holding the voxel planes it is asked about and one block plane
+// on each side, and refuses a voxel past them instead of answering from memory it does not hold;
+// its blocks are those of the planes it keeps, and hold no byte a voxel.
+TEST(SparseSolver, SampleKeepsItsBlockPlanesOnly) {
+  for (const int dim : {2, 3}) {
+    SCOPED_TRACE(std::to_string(dim) + "D");
+    const int B = SparseSample::block_edge(dim);
+    SolverSetup s;
+    s.global = dim == 3 ? Extents{8, 8, 16 * B} : Extents{16, 16 * B, 1};
+    s.periodic = {true, true, dim == 3};
+    const int axis = s.global.slab_axis();
+    const auto at = [&](int plane) { return std::array<int, 3>{1, axis == 1 ? plane : 1, axis == 2 ? plane : 0}; };
+    // Voxel planes 6B + 1 .. 8B - 2: block planes 6 and 7, kept 5 to 8.
+    const SparseSample part(s, velocities(dim), {6 * B + 1, 2 * B - 2});
+    for (const int plane : {5 * B, 9 * B - 1}) {
+      const auto c = at(plane);
+      EXPECT_TRUE(part.active(c[0], c[1], c[2])) << "plane " << plane;
+    }
+    for (const int plane : {5 * B - 1, 9 * B, 0, 16 * B - 1}) {
+      const auto c = at(plane);
+      EXPECT_THROW(part.active(c[0], c[1], c[2]), std::logic_error) << "plane " << plane;
+    }
+    // An all-fluid box: every block of the four kept planes, full.
+    const std::size_t per_plane = std::size_t(s.global.nx / B) * std::size_t(dim == 3 ? s.global.ny / B : 1);
+    ASSERT_EQ(part.block_count(), 4 * per_plane);
+    for (std::size_t k = 0; k < part.block_count(); ++k) {
+      EXPECT_EQ(part.active_mask(k), ~std::uint64_t(0));
+      EXPECT_EQ(part.solid_mask(k), std::uint64_t(0));
+      EXPECT_GE(part.block_at(k)[std::size_t(axis)], 5);
+      EXPECT_LE(part.block_at(k)[std::size_t(axis)], 8);
+    }
+    EXPECT_LT(part.host_bytes(), std::size_t(64) * part.block_count());
   }
 }
 

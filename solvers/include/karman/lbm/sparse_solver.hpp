@@ -208,10 +208,7 @@ class SparseSolverCore : public SolverState<L, Prec, Layout, SparseField<L, Prec
   SparseSolverCore(const SolverSetup& setup, const SparseSample& sample, SparseSlab<field_type>&& slab,
                    BlockGrouping grouping, Pattern pattern, bool forced, const char* collision)
       : Base(setup, pattern, forced, collision, std::move(slab.exchanger)),
-        m_grid(
-            "karman::sparse_grid", setup.global, setup.periodic, slab.owned,
-            [&](int x, int y, int z) { return sample.active(x, y, z); },
-            [&](int x, int y, int z) { return sample.boundary(x, y, z); }, grouping),
+        m_grid(sparse_grid<grid_type>("karman::sparse_grid", sample, slab.owned, grouping)),
         m_owned_planes(slab.owned),
         m_ranks(setup.ranks) {
     m_plans = std::move(slab.plans);
