@@ -193,7 +193,7 @@ class BlockSparseGrid {
   /// How boundary blocks are told apart.
   BlockGrouping grouping() const { return m_grouping; }
   /// Stored blocks, halo blocks included.
-  block_index_t block_count() const { return block_index_t(m_masks.size()); }
+  block_index_t block_count() const { return block_index_t(m_masks.extent(0)); }
   /// Owned blocks that run the boundary kernel (shared blocks included).
   block_index_t boundary_block_count() const { return m_boundary_blocks; }
   /// Voxels of the stored blocks, inactive and halo ones included: the voxel count fields hold.
@@ -237,17 +237,17 @@ class BlockSparseGrid {
   }
 
   /// Voxel mask of block b (host copy).
-  mask_type mask(block_index_t b) const { return m_masks[std::size_t(b)]; }
+  mask_type mask(block_index_t b) const { return m_masks(b); }
   /// True when block b is a boundary block (host copy of the bit).
-  bool boundary(block_index_t b) const { return (m_boundary_bits[std::size_t(b) / 32] >> (b % 32)) & 1u; }
+  bool boundary(block_index_t b) const { return (m_boundary_bits(b / 32) >> (b % 32)) & 1u; }
   /// Coordinates of block b's voxel (0, 0, 0) in the box.
   std::array<int, 3> origin(block_index_t b) const {
     const std::size_t k = std::size_t(b) * 3;
-    return {m_origins[k], m_origins[k + 1], m_origins[k + 2]};
+    return {m_origins(k), m_origins(k + 1), m_origins(k + 2)};
   }
   /// Block at direction `dir` (BlockShape::direction) of block b, or absent_block.
   block_index_t neighbour(block_index_t b, int dir) const {
-    return m_neighbours[std::size_t(b) * shape_type::directions + std::size_t(dir)];
+    return m_neighbours(std::size_t(b) * shape_type::directions + std::size_t(dir));
   }
   /// Voxel index of the owned voxel at (x, y, z) of the box, or absent_voxel when its block is
   /// not stored, belongs to another rank, or the coordinates are outside the box (host side).
@@ -267,11 +267,11 @@ class BlockSparseGrid {
   const view_type& view() const { return m_view; }
 
   /// Bytes of the grid's host tables: masks, bits, origins, neighbour rows and what find()
-  /// looks blocks up in, all in proportion to the stored blocks (the device holds the same but
-  /// the look-up).
+  /// looks blocks up in, all in proportion to the stored blocks. A device holds the same but the
+  /// look-up; on a host backend the kernels read the host tables themselves.
   std::size_t host_bytes() const {
-    return m_masks.capacity() * sizeof(mask_type) + m_boundary_bits.capacity() * sizeof(std::uint32_t) +
-           m_origins.capacity() * sizeof(int) + m_neighbours.capacity() * sizeof(block_index_t) +
+    return m_masks.span() * sizeof(mask_type) + m_boundary_bits.span() * sizeof(std::uint32_t) +
+           m_origins.span() * sizeof(int) + m_neighbours.span() * sizeof(block_index_t) +
            m_block_at.capacity() * sizeof(block_index_t) + m_keys.capacity() * sizeof(index_t) +
            m_key_blocks.capacity() * sizeof(block_index_t);
   }
@@ -478,26 +478,25 @@ class BlockSparseGrid {
     constexpr int dirs = shape_type::directions;
     index_stored_blocks(found);
 
-    // Neighbour rows and classification in discovery order, renumbered below. Shared blocks
-    // run the boundary kernel; halo blocks run none.
-    std::vector<block_index_t> links(n * dirs);
+    // Classification in discovery order, renumbered below. Shared blocks run the boundary
+    // kernel; halo blocks run none. Neighbour rows are looked up here and again once the final
+    // order is known, rather than kept: a row is 3^Dim indices a block, most of the tables.
     std::vector<std::array<int, 3>> coords(n);
     std::vector<int> group(n);
     std::vector<char> is_boundary(n);
+    std::array<block_index_t, dirs> row{};
     for (std::size_t p = 0; p < n; ++p) {
-      const index_t d = found[p].dense;
-      const std::array<int, 3> bc = {int(d % m_blocks_per_axis[0]),
-                                     int(d / m_blocks_per_axis[0] % m_blocks_per_axis[1]),
-                                     int(d / (index_t(m_blocks_per_axis[0]) * m_blocks_per_axis[1]))};
+      const std::array<int, 3> bc = lattice_coordinates(found[p].dense);
       coords[p] = global_block(bc);
       group[p] = group_of_plane(bc[slab_axis]);
-      for (int dir = 0; dir < dirs; ++dir) links[p * dirs + dir] = linked_block(bc, dir);
       const GroupRole role =
           m_divided ? (group[p] == 2 ? GroupRole::interior : (group[p] % 4 == 0 ? GroupRole::halo : GroupRole::shared))
                     : GroupRole::interior;
-      is_boundary[p] =
-          role == GroupRole::shared ||
-          (role == GroupRole::interior && classify(found, p, links.data() + p * dirs, coords[p], boundary_voxel));
+      if (role == GroupRole::interior) {
+        for (int dir = 0; dir < dirs; ++dir) row[std::size_t(dir)] = linked_block(bc, dir);
+      }
+      is_boundary[p] = role == GroupRole::shared ||
+                       (role == GroupRole::interior && classify(found, p, row.data(), coords[p], boundary_voxel));
     }
 
     // Groups in memory order; inside the interior group memory grouping puts boundary blocks
@@ -520,25 +519,26 @@ class BlockSparseGrid {
     std::vector<block_index_t> final_index(n);
     for (std::size_t k = 0; k < n; ++k) final_index[std::size_t(order[k])] = block_index_t(k);
 
-    m_masks.resize(n);
-    m_origins.resize(3 * n);
-    m_neighbours.resize(n * dirs);
-    m_boundary_bits.assign((n + 31) / 32, 0u);
+    m_masks = host_array<mask_type>(label + "::masks", n);
+    m_origins = host_array<int>(label + "::origins", 3 * n);
+    m_neighbours = host_array<block_index_t>(label + "::neighbours", n * dirs);
+    m_boundary_bits = host_array<std::uint32_t>(label + "::boundary_bits", (n + 31) / 32);
     m_boundary_blocks = 0;
     m_interior_boundary_blocks = 0;
     m_active_voxels = 0;
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t p = std::size_t(order[k]);
-      m_masks[k] = found[p].mask;
+      m_masks(k) = found[p].mask;
       if (!m_divided || group[p] % 4 != 0) m_active_voxels += popcount(found[p].mask);
-      for (int a = 0; a < 3; ++a) m_origins[3 * k + std::size_t(a)] = coords[p][std::size_t(a)] * B;
+      for (int a = 0; a < 3; ++a) m_origins(3 * k + std::size_t(a)) = coords[p][std::size_t(a)] * B;
+      const std::array<int, 3> bc = lattice_coordinates(found[p].dense);
       for (int dir = 0; dir < dirs; ++dir) {
-        const block_index_t link = links[p * dirs + std::size_t(dir)];
-        m_neighbours[k * dirs + std::size_t(dir)] =
+        const block_index_t link = linked_block(bc, dir);
+        m_neighbours(k * dirs + std::size_t(dir)) =
             link == absent_block ? absent_block : final_index[std::size_t(link)];
       }
       if (is_boundary[p]) {
-        m_boundary_bits[k / 32] |= std::uint32_t(1) << (k % 32);
+        m_boundary_bits(k / 32) |= std::uint32_t(1) << (k % 32);
         ++m_boundary_blocks;
         if (group[p] == interior_group()) ++m_interior_boundary_blocks;
       }
@@ -547,10 +547,11 @@ class BlockSparseGrid {
     for (auto& b : m_block_at)
       if (b != absent_block) b = final_index[std::size_t(b)];
 
-    m_view.neighbours = to_device(label + "::neighbours", m_neighbours);
-    m_view.masks = to_device(label + "::masks", m_masks);
-    m_view.boundary_bits = to_device(label + "::boundary_bits", m_boundary_bits);
-    m_view.origins = to_device(label + "::origins", m_origins);
+    // On a host backend the kernels read the host tables themselves (no copy).
+    m_view.neighbours = Kokkos::create_mirror_view_and_copy(MemorySpace(), m_neighbours);
+    m_view.masks = Kokkos::create_mirror_view_and_copy(MemorySpace(), m_masks);
+    m_view.boundary_bits = Kokkos::create_mirror_view_and_copy(MemorySpace(), m_boundary_bits);
+    m_view.origins = Kokkos::create_mirror_view_and_copy(MemorySpace(), m_origins);
     m_view.extents = m_extents;
     m_view.blocks = block_index_t(n);
   }
@@ -596,12 +597,16 @@ class BlockSparseGrid {
     return count;
   }
 
+  /// Block coordinates in this rank's lattice of the block at lattice index `dense`.
+  std::array<int, 3> lattice_coordinates(index_t dense) const {
+    return {int(dense % m_blocks_per_axis[0]), int(dense / m_blocks_per_axis[0] % m_blocks_per_axis[1]),
+            int(dense / (index_t(m_blocks_per_axis[0]) * m_blocks_per_axis[1]))};
+  }
+
+  /// A zeroed host table of `size` entries.
   template <class T>
-  static Kokkos::View<const T*, MemorySpace> to_device(const std::string& label, const std::vector<T>& host) {
-    Kokkos::View<T*, MemorySpace> device(label, host.size());
-    Kokkos::deep_copy(device, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                                  host.data(), host.size()));
-    return device;
+  static Kokkos::View<T*, Kokkos::HostSpace> host_array(const std::string& label, std::size_t size) {
+    return Kokkos::View<T*, Kokkos::HostSpace>(label, size);
   }
 
   Extents m_extents;
@@ -615,11 +620,12 @@ class BlockSparseGrid {
   block_index_t m_interior_boundary_blocks = 0;
   block_index_t m_boundary_blocks = 0;
   index_t m_active_voxels = 0;
-  // Host copies: for queries, tests and output; kernels read m_view only.
-  std::vector<mask_type> m_masks;
-  std::vector<std::uint32_t> m_boundary_bits;
-  std::vector<int> m_origins;
-  std::vector<block_index_t> m_neighbours;
+  // Host tables: for queries, tests and output; kernels read m_view, their copy in MemorySpace
+  // (the same Views on a host backend).
+  Kokkos::View<mask_type*, Kokkos::HostSpace> m_masks;
+  Kokkos::View<std::uint32_t*, Kokkos::HostSpace> m_boundary_bits;
+  Kokkos::View<int*, Kokkos::HostSpace> m_origins;
+  Kokkos::View<block_index_t*, Kokkos::HostSpace> m_neighbours;
   // What stored_block() reads: a table over the lattice, or sorted keys (index_stored_blocks()).
   std::vector<block_index_t> m_block_at;    ///< stored block of each lattice block, or absent_block
   std::vector<index_t> m_keys;              ///< lattice index of each stored block, ascending
