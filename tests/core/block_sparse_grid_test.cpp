@@ -542,6 +542,116 @@ TEST(BlockSparseGrid, ListedBlocksBuildTheGridOfTheirVoxels) {
                          [&](int x, int y, int z) { return s2.is_boundary(x, y, z); }));
 }
 
+// Blocks of several kinds (a refined level's roles): the interior group holds a run of each kind
+// in kind order, split into boundary and non-boundary blocks with memory grouping; the blocks,
+// their bits and links are those of the grid without kinds, and the shared and halo groups keep
+// the order a neighbour's halo and shared groups have. Launches by kind visit every active voxel
+// once; a boundary set without a kind, a kind out of range and a block of two kinds are refused.
+TEST(BlockSparseGrid, KindsAreRunsOfTheInteriorGroup) {
+  using Grid = BlockSparseGrid<3, 4, Space>;
+  using Shape = Grid::shape_type;
+  const Sample s = make_sample({32, 32, 32}, {true, true, true}, 0.9999, 0.0005, 401);
+  const auto boundary = [&](int x, int y, int z) { return s.is_boundary(x, y, z); };
+  const auto kind_of = [](const std::array<int, 3>& at) { return (at[0] + 2 * at[1] + 3 * at[2]) % 3; };
+  const auto plain = listed_blocks<3, 4>(s);
+  auto kinded = plain;
+  for (auto& b : kinded) b.kind = kind_of(b.at);
+  for (const OwnedBlockPlanes owned : {OwnedBlockPlanes{0, 8}, OwnedBlockPlanes{3, 3}}) {
+    for (const auto g : {BlockGrouping::memory, BlockGrouping::bitmask}) {
+      SCOPED_TRACE(std::string(name(g)) + " planes " + std::to_string(owned.begin) + "+" + std::to_string(owned.count));
+      const Grid a("plain", s.box, s.periodic, owned, plain, boundary, g);
+      const Grid k("kinds", s.box, s.periodic, owned, kinded, boundary, g);
+      ASSERT_EQ(a.kinds(), 1);
+      ASSERT_EQ(k.kinds(), 3);
+      ASSERT_EQ(a.block_count(), k.block_count());
+      EXPECT_EQ(a.boundary_block_count(), k.boundary_block_count());
+      EXPECT_THROW((void)k.span(BlockSet::boundary), Error);
+      EXPECT_THROW((void)k.span(BlockSet::all, Grid::max_kinds), Error);
+      // Same blocks, bits and links, found by their origin.
+      for (block_index_t b = 0; b < k.block_count(); ++b) {
+        const auto o = k.origin(b);
+        const index_t v = a.find(o[0], o[1], o[2]);
+        if (v == absent_voxel) continue;  // a halo block: checked through the groups below
+        const auto p = block_index_t(v / Shape::voxels);
+        ASSERT_EQ(k.mask(b), a.mask(p));
+        ASSERT_EQ(k.boundary(b), a.boundary(p));
+        ASSERT_EQ(k.kind(b), kind_of({o[0] / 4, o[1] / 4, o[2] / 4}));
+        for (int dir = 0; dir < Shape::directions; ++dir) {
+          const block_index_t kn = k.neighbour(b, dir), an = a.neighbour(p, dir);
+          ASSERT_EQ(kn == absent_block, an == absent_block);
+          if (kn != absent_block) {
+            ASSERT_EQ(k.origin(kn), a.origin(an));
+          }
+        }
+      }
+      const GroupTable groups = k.group_table();
+      for (int grp = 0; grp < groups.size(); ++grp) {
+        const BlockRange kr = k.group_blocks(grp), ar = a.group_blocks(grp);
+        ASSERT_EQ(kr.begin, ar.begin);
+        ASSERT_EQ(kr.end, ar.end);
+        if (groups[grp].role == GroupRole::interior) continue;
+        for (block_index_t b = kr.begin; b < kr.end; ++b) {
+          ASSERT_EQ(k.origin(b), a.origin(b)) << groups.describe(grp);
+        }
+      }
+      // The runs of the kinds tile the interior group in kind order.
+      const BlockRange interior = k.group_blocks(k.interior_group());
+      EXPECT_EQ(k.span(BlockSet::all, 0).begin, interior.begin);
+      EXPECT_EQ(k.span(BlockSet::all, Grid::max_kinds - 1).end, interior.end);
+      for (int kind = 0; kind < Grid::max_kinds; ++kind) {
+        const BlockRange run = k.span(BlockSet::all, kind);
+        if (kind > 0) {
+          EXPECT_EQ(run.begin, k.span(BlockSet::all, kind - 1).end);
+        }
+        for (block_index_t b = run.begin; b < run.end; ++b) {
+          ASSERT_EQ(k.kind(b), kind);
+        }
+        const BlockRange bnd = k.span(BlockSet::boundary, kind), bulk = k.span(BlockSet::non_boundary, kind);
+        if (g == BlockGrouping::bitmask) {
+          EXPECT_EQ(bnd.begin, run.begin);
+          EXPECT_EQ(bnd.end, run.end);
+          continue;
+        }
+        EXPECT_EQ(bnd.begin, run.begin);
+        EXPECT_EQ(bnd.end, bulk.begin);
+        EXPECT_EQ(bulk.end, run.end);
+        for (block_index_t b = bnd.begin; b < bnd.end; ++b) {
+          ASSERT_TRUE(k.boundary(b));
+        }
+        for (block_index_t b = bulk.begin; b < bulk.end; ++b) {
+          ASSERT_FALSE(k.boundary(b));
+        }
+        if (kind < 3) {
+          EXPECT_GT(bulk.size(), 0) << "kind " << kind;
+        }
+      }
+      // Launches by kind visit every active voxel of the interior once, and nothing else.
+      Kokkos::View<int*, Space> visits("visits", std::size_t(k.voxel_count()));
+      for (int kind = 0; kind < 3; ++kind) {
+        for (const BlockSet set : {BlockSet::boundary, BlockSet::non_boundary}) {
+          for_each(
+              "visit", k, set, kind, Kokkos::DefaultExecutionSpace(),
+              KOKKOS_LAMBDA(index_t v) { Kokkos::atomic_increment(&visits(v)); });
+        }
+      }
+      const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), visits);
+      for (index_t v = 0; v < k.voxel_count(); ++v) {
+        const auto b = block_index_t(v / Shape::voxels);
+        const bool inside = b >= interior.begin && b < interior.end;
+        ASSERT_EQ(host(v), inside ? int((k.mask(b) >> (v % Shape::voxels)) & 1u) : 0) << "voxel " << v;
+      }
+    }
+  }
+  auto bad = kinded;
+  bad.front().kind = Grid::max_kinds;
+  EXPECT_THROW(Grid("bad", s.box, s.periodic, OwnedBlockPlanes{0, 8}, bad, boundary), Error);
+  bad = kinded;
+  const auto listed = *std::find_if(bad.begin(), bad.end(), [](const auto& b) { return b.mask != 0; });
+  bad.push_back(listed);
+  bad.back().kind = (listed.kind + 1) % 3;
+  EXPECT_THROW(Grid("bad", s.box, s.periodic, OwnedBlockPlanes{0, 8}, bad, boundary), Error);
+}
+
 // A grid's set-up costs what its stored blocks cost, not its box: a 4096^3 virtual box (2^30
 // blocks of 4^3) with a handful of blocks builds with tables of a few kB, asks the boundary
 // classifier about the voxels of full blocks alone, and finds its voxels and neighbours. A table

@@ -59,6 +59,16 @@ void expect_coupled(const RefinedLevels<Dim>& levels, const RefinedGrid<Dim, B, 
     if (one_rank) {
       EXPECT_EQ(std::size_t(g.block_count()), blocks) << what;
     }
+    // Each role is a run of the level's interior blocks (Meneghin & Mahmoud §V's memory grouping).
+    const BlockRange interior = g.group_blocks(g.interior_group());
+    for (int kind = 0; kind < 3; ++kind) {
+      const BlockRange run = g.span(BlockSet::all, kind);
+      EXPECT_EQ(run.begin, kind == 0 ? interior.begin : g.span(BlockSet::all, kind - 1).end) << what;
+      for (block_index_t b = run.begin; b < run.end; ++b) {
+        ASSERT_EQ(int(grid.role(l, b)), kind) << what;
+      }
+    }
+    EXPECT_EQ(g.span(BlockSet::all, 2).end, interior.end) << what;
     const BlockRange owned = g.owned_blocks();
     for (block_index_t b = owned.begin; b < owned.end; ++b) {
       const std::array<int, 3> o = g.origin(b);

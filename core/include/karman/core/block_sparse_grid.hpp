@@ -4,7 +4,8 @@
 /// which only those holding at least one active voxel are stored, each with a voxel mask and a
 /// row of the neighbour-block table. Blocks are classified boundary / non-boundary and either
 /// stored in two contiguous runs (Table II "Disag - Mem") or marked by a bit per block
-/// (Table II "Disag - Bitmask"); both carry the bit.
+/// (Table II "Disag - Bitmask"); both carry the bit. A builder that lists its blocks may also
+/// give each a kind (up to max_kinds), each kind a contiguous run launched apart.
 ///
 /// Voxel indices are block * B^Dim + local, so fields on the grid are ordinary Fields over
 /// `group_table()` and a kernel reaches neighbours through BlockNeighbours::at exactly as it
@@ -12,9 +13,9 @@
 ///
 /// A multi-resolution grid (Meneghin & Mahmoud §V) is a stack of these, one per level, each
 /// over its own box (level l has voxels 2^l times the finest); cross-level tables (parent and
-/// child blocks) sit beside the levels, and the voxel classifier that here marks boundary
-/// voxels there marks voxels at distance 0 from a resolution jump, so the same grouping
-/// separates the fused-kernel blocks from the jump blocks of each level.
+/// child blocks) sit beside the levels, and each block's role on its level (away from a
+/// resolution jump, at one, or an overlap block) is its kind, so the fused-kernel blocks of
+/// each level are a run apart from its jump blocks (refined_grid.hpp).
 
 #include <karman/core/block_grid_view.hpp>
 #include <karman/core/block_shape.hpp>
@@ -146,21 +147,28 @@ class BlockSparseGrid {
     build(label, find_blocks(active), boundary);
   }
 
+  /// Kinds of blocks a builder may tell apart (ActiveBlock::kind).
+  static constexpr int max_kinds = 4;
+
   /// An active block as a builder that knows its blocks gives it: its coordinates in the box's
-  /// block lattice (block_lattice()) and the mask of its active voxels (BlockShape's bit order).
+  /// block lattice (block_lattice()), the mask of its active voxels (BlockShape's bit order) and
+  /// its kind, a class of the builder's that kernels launch apart (a refined level's blocks away
+  /// from a level jump, at one, and overlap blocks: Meneghin & Mahmoud §V's memory grouping).
   struct ActiveBlock {
     std::array<int, 3> at{};  ///< block coordinates; z = 0 in 2D
     mask_type mask = 0;       ///< its active voxels; voxels past the box's side must be clear
+    int kind = 0;             ///< in [0, max_kinds)
   };
 
-  /// The grid of the blocks `blocks` lists, in any order (a block listed twice takes the union of
-  /// its masks), built in time and memory proportional to the blocks this rank stores, not to
-  /// the box: blocks outside the rank's planes and their halo planes are passed over, and
-  /// `boundary` is asked for the voxels of full blocks only (see the class comment). So a level
-  /// of a refined grid or a large image, whose blocks come from their geometry (shapes per
-  /// block, an image read by slabs), needs no pass over the whole box. Builds the same grid as
-  /// the voxel-function constructors for the same active voxels. Throws karman::Error for a
-  /// block outside the lattice or a mask with voxels past the box's side.
+  /// The grid of the blocks `blocks` lists, in any order (a block listed twice takes the union
+  /// of its masks and keeps its kind), built in time and memory proportional to the blocks this
+  /// rank stores, not to the box: blocks outside the rank's planes and their halo planes are
+  /// passed over, and `boundary` is asked for the voxels of full blocks only (see the class
+  /// comment). So a level of a refined grid or a large image, whose blocks come from their
+  /// geometry (shapes per block, an image read by slabs), needs no pass over the whole box.
+  /// Builds the same grid as the voxel-function constructors for the same active voxels (of
+  /// kind 0). Throws karman::Error for a block outside the lattice, a mask with voxels past the
+  /// box's side, a kind out of range or a block listed with two kinds.
   template <class Boundary>
   BlockSparseGrid(const std::string& label, const Extents& extents, const std::array<bool, 3>& periodic,
                   OwnedBlockPlanes owned, const std::vector<ActiveBlock>& blocks, const Boundary& boundary,
@@ -224,17 +232,38 @@ class BlockSparseGrid {
     return m_divided ? BlockRange{m_group_begin[1], m_group_begin[4]} : BlockRange{0, block_count()};
   }
 
+  /// Kinds of the stored blocks: one more than the largest ActiveBlock::kind given (1 for the
+  /// voxel-function constructors).
+  int kinds() const { return m_kinds; }
+
   /// The blocks a kernel over `set` spans: `all` the owned blocks; `boundary` and
-  /// `non_boundary` those of the interior group, with memory grouping each a contiguous run
-  /// (boundary blocks first), with bitmask grouping the whole group, the kernel testing the bit
-  /// (Table II, "# Blocks"). Shared blocks are launched by group (group_blocks).
+  /// `non_boundary` those of the interior group (see span(BlockSet, int)) on a grid of one kind.
+  /// Shared blocks are launched by group (group_blocks). Throws karman::Error for `boundary` or
+  /// `non_boundary` on a grid of several kinds: they are launched kind by kind.
   BlockRange span(BlockSet set) const {
     if (set == BlockSet::all) return owned_blocks();
-    const BlockRange interior = group_blocks(interior_group());
-    if (m_grouping == BlockGrouping::bitmask) return interior;
-    const block_index_t split = interior.begin + m_interior_boundary_blocks;
-    return set == BlockSet::boundary ? BlockRange{interior.begin, split} : BlockRange{split, interior.end};
+    if (m_kinds != 1) {
+      throw Error("karman::BlockSparseGrid: the grid holds " + std::to_string(m_kinds) + " kinds of blocks; span(" +
+                  std::string(name(set)) + ") needs a kind");
+    }
+    return span(set, 0);
   }
+
+  /// The interior blocks of kind `kind` a kernel over `set` spans. The interior group holds a
+  /// contiguous run of each kind, in kind order. Inside it, with memory grouping, `boundary` and
+  /// `non_boundary` are each a contiguous run (boundary blocks first); with bitmask grouping
+  /// both are the whole run of the kind, the kernel testing the bit (Table II, "# Blocks");
+  /// `all` is the whole run. Throws karman::Error for a kind out of [0, max_kinds).
+  BlockRange span(BlockSet set, int kind) const {
+    require_in_range("karman::BlockSparseGrid::span", "kind", kind, 0, max_kinds - 1);
+    const auto k = std::size_t(kind);
+    const BlockRange run{m_kind_begin[k], m_kind_begin[k + 1]};
+    if (set == BlockSet::all || m_grouping == BlockGrouping::bitmask) return run;
+    return set == BlockSet::boundary ? BlockRange{run.begin, m_kind_split[k]} : BlockRange{m_kind_split[k], run.end};
+  }
+
+  /// Kind of block b (ActiveBlock::kind; host copy).
+  int kind(block_index_t b) const { return m_block_kinds[std::size_t(b)]; }
 
   /// Voxel mask of block b (host copy).
   mask_type mask(block_index_t b) const { return m_masks(b); }
@@ -273,7 +302,7 @@ class BlockSparseGrid {
     return m_masks.span() * sizeof(mask_type) + m_boundary_bits.span() * sizeof(std::uint32_t) +
            m_origins.span() * sizeof(int) + m_neighbours.span() * sizeof(block_index_t) +
            m_block_at.capacity() * sizeof(block_index_t) + m_keys.capacity() * sizeof(index_t) +
-           m_key_blocks.capacity() * sizeof(block_index_t);
+           m_key_blocks.capacity() * sizeof(block_index_t) + m_block_kinds.capacity();
   }
 
  private:
@@ -281,6 +310,7 @@ class BlockSparseGrid {
   struct Provisional {
     index_t dense = 0;  ///< index in the lattice of this rank's block planes, x fastest
     mask_type mask = 0;
+    int kind = 0;
   };
 
   /// Checks the box and the owned planes and sets this rank's lattice of blocks: every block
@@ -328,6 +358,7 @@ class BlockSparseGrid {
                       std::to_string(lattice.ny) + "x" + std::to_string(lattice.nz) + " lattice of blocks");
         }
       }
+      require_in_range("karman::BlockSparseGrid", "block kind", b.kind, 0, max_kinds - 1);
       if (b.mask & ~inside_mask(b.at)) {
         throw Error("karman::BlockSparseGrid: the mask of block (" + std::to_string(b.at[0]) + ", " +
                     std::to_string(b.at[1]) + ", " + std::to_string(b.at[2]) +
@@ -337,12 +368,18 @@ class BlockSparseGrid {
       if (w < 0 || b.mask == 0) continue;
       std::array<int, 3> bc = b.at;
       bc[std::size_t(slab_axis)] = w;
-      found.push_back({dense_block(bc[0], bc[1], bc[2]), b.mask});
+      found.push_back({dense_block(bc[0], bc[1], bc[2]), b.mask, b.kind});
     }
     std::sort(found.begin(), found.end(), [](const Provisional& a, const Provisional& b) { return a.dense < b.dense; });
     std::size_t kept = 0;
     for (std::size_t i = 0; i < found.size(); ++i) {
       if (kept > 0 && found[kept - 1].dense == found[i].dense) {
+        if (found[kept - 1].kind != found[i].kind) {
+          const std::array<int, 3> at = global_block(lattice_coordinates(found[i].dense));
+          throw Error("karman::BlockSparseGrid: block (" + std::to_string(at[0]) + ", " + std::to_string(at[1]) + ", " +
+                      std::to_string(at[2]) + ") is listed with kinds " + std::to_string(found[kept - 1].kind) +
+                      " and " + std::to_string(found[i].kind));
+        }
         found[kept - 1].mask |= found[i].mask;
       } else {
         found[kept++] = found[i];
@@ -455,7 +492,7 @@ class BlockSparseGrid {
             const int z = Dim == 3 ? g[2] * B + shape_type::local_coordinate(l, 2) : 0;
             if (x < m_extents.nx && y < m_extents.ny && z < m_extents.nz && active(x, y, z)) m |= mask_type(1) << l;
           }
-          if (m != 0) found.push_back({dense_block(bx, by, bz), m});
+          if (m != 0) found.push_back({dense_block(bx, by, bz), m, 0});
         }
       }
     }
@@ -499,18 +536,25 @@ class BlockSparseGrid {
                        (role == GroupRole::interior && classify(found, p, row.data(), coords[p], boundary_voxel));
     }
 
-    // Groups in memory order; inside the interior group memory grouping puts boundary blocks
-    // first; Z-order of the global block coordinates inside each run.
+    // Groups in memory order; inside the interior group a run of each kind in kind order, and
+    // inside a kind's run memory grouping puts boundary blocks first; Z-order of the global block
+    // coordinates inside each run. Halo and shared groups are in Z-order only, so that a shared
+    // group and the neighbour's halo group facing it list the same blocks in the same order.
     std::vector<std::uint64_t> keys(n);
     for (std::size_t p = 0; p < n; ++p) keys[p] = detail::morton_key(coords[p][0], coords[p][1], coords[p][2]);
     std::vector<block_index_t> order(n);
     std::iota(order.begin(), order.end(), 0);
+    const int interior = interior_group();
     const bool grouped = m_grouping == BlockGrouping::memory;
     std::sort(order.begin(), order.end(), [&](block_index_t a, block_index_t b) {
       const std::size_t i = std::size_t(a), j = std::size_t(b);
       if (group[i] != group[j]) return group[i] < group[j];
-      const bool ga = grouped && !is_boundary[i], gb = grouped && !is_boundary[j];
-      return ga != gb ? gb : keys[i] < keys[j];
+      if (group[i] == interior) {
+        if (found[i].kind != found[j].kind) return found[i].kind < found[j].kind;
+        const bool ga = grouped && !is_boundary[i], gb = grouped && !is_boundary[j];
+        if (ga != gb) return gb;
+      }
+      return keys[i] < keys[j];
     });
     m_group_begin.fill(block_index_t(n));
     for (std::size_t k = n; k-- > 0;) m_group_begin[std::size_t(group[std::size_t(order[k])])] = block_index_t(k);
@@ -523,12 +567,15 @@ class BlockSparseGrid {
     m_origins = host_array<int>(label + "::origins", 3 * n);
     m_neighbours = host_array<block_index_t>(label + "::neighbours", n * dirs);
     m_boundary_bits = host_array<std::uint32_t>(label + "::boundary_bits", (n + 31) / 32);
+    m_block_kinds.assign(n, 0);
     m_boundary_blocks = 0;
-    m_interior_boundary_blocks = 0;
     m_active_voxels = 0;
+    m_kinds = 1;
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t p = std::size_t(order[k]);
       m_masks(k) = found[p].mask;
+      m_block_kinds[k] = std::uint8_t(found[p].kind);
+      m_kinds = std::max(m_kinds, found[p].kind + 1);
       if (!m_divided || group[p] % 4 != 0) m_active_voxels += popcount(found[p].mask);
       for (int a = 0; a < 3; ++a) m_origins(3 * k + std::size_t(a)) = coords[p][std::size_t(a)] * B;
       const std::array<int, 3> bc = lattice_coordinates(found[p].dense);
@@ -540,8 +587,19 @@ class BlockSparseGrid {
       if (is_boundary[p]) {
         m_boundary_bits(k / 32) |= std::uint32_t(1) << (k % 32);
         ++m_boundary_blocks;
-        if (group[p] == interior_group()) ++m_interior_boundary_blocks;
       }
+    }
+    // The kinds' runs in the interior group, and where each run's non-boundary blocks start.
+    const BlockRange inside = group_blocks(interior);
+    for (int kind = 0; kind <= max_kinds; ++kind) {
+      block_index_t b = inside.begin;
+      while (b < inside.end && m_block_kinds[std::size_t(b)] < kind) ++b;
+      m_kind_begin[std::size_t(kind)] = b;
+    }
+    for (int kind = 0; kind < max_kinds; ++kind) {
+      block_index_t b = m_kind_begin[std::size_t(kind)];
+      while (b < m_kind_begin[std::size_t(kind) + 1] && boundary(b)) ++b;
+      m_kind_split[std::size_t(kind)] = b;
     }
     for (auto& b : m_key_blocks) b = final_index[std::size_t(b)];
     for (auto& b : m_block_at)
@@ -617,7 +675,10 @@ class BlockSparseGrid {
   int m_global_planes = 1;                       ///< block planes of the box along slab_axis
   int m_window_begin = 0;                        ///< block plane of the box at this rank's plane 0 (its lower halo)
   std::array<block_index_t, 6> m_group_begin{};  ///< first block of each group, then the end
-  block_index_t m_interior_boundary_blocks = 0;
+  int m_kinds = 1;                               ///< kinds()
+  std::array<block_index_t, max_kinds + 1> m_kind_begin{};  ///< first interior block of each kind, then the end
+  std::array<block_index_t, max_kinds> m_kind_split{};      ///< first non-boundary block of each kind's run
+  std::vector<std::uint8_t> m_block_kinds;                  ///< kind(b)
   block_index_t m_boundary_blocks = 0;
   index_t m_active_voxels = 0;
   // Host tables: for queries, tests and output; kernels read m_view, their copy in MemorySpace

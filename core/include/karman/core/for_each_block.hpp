@@ -43,7 +43,7 @@ inline constexpr bool visits_inactive_voxels<Functor, std::void_t<decltype(Funct
 
 namespace detail {
 /// Calls the wrapped functor on the voxels of set `Set` among those it is launched over.
-/// `TestBit`: the launch spans blocks of both kinds (bitmask grouping). `TestActive`: inactive
+/// `TestBit`: the launch spans boundary and non-boundary blocks (bitmask grouping). `TestActive`: inactive
 /// voxels are left out; the non-boundary kernel tests no voxel mask: its blocks are full by
 /// construction.
 template <BlockSet Set, bool TestBit, bool TestActive, class GridView, class Functor>
@@ -96,7 +96,7 @@ void launch_block_set(const std::string& label, BlockRange blocks, const GridVie
 /// Calls `functor(voxel)` for every active voxel of the stored blocks [blocks.begin,
 /// blocks.end) on `space` (asynchronous; on GPUs every voxel for a functor that
 /// visits_inactive_voxels): a group of a rank's blocks, such as its shared blocks
-/// (BlockSparseGrid::group_blocks), whatever their kind.
+/// (BlockSparseGrid::group_blocks), boundary blocks or not.
 template <class... Properties, class ExecutionSpace, int Dim, int B, class MemorySpace, class Functor>
 void for_each(const std::string& label, const BlockSparseGrid<Dim, B, MemorySpace>& grid, BlockRange blocks,
               const ExecutionSpace& space, const Functor& functor) {
@@ -104,39 +104,57 @@ void for_each(const std::string& label, const BlockSparseGrid<Dim, B, MemorySpac
   detail::launch_block_set<BlockSet::all, false, Properties...>(label, blocks, grid.view(), space, functor);
 }
 
-/// Calls `functor(voxel)` for every active voxel of the blocks of `set` on `space`
-/// (asynchronous; on GPUs every voxel of a boundary block for a functor that
-/// visits_inactive_voxels), one work item per voxel of the blocks spanned, so consecutive work
-/// items are consecutive voxels of a block and read a block's chunk of each component together.
-/// `voxel` is the grid's voxel index (BlockGridView::voxel_of). `Properties` are further
-/// Kokkos policy properties, e.g. `Kokkos::LaunchBounds<256, 1>`. On CPU backends a functor
-/// that runs by blocks runs the non-boundary set by blocks (see the file comment).
+namespace detail {
+/// for_each over the blocks `blocks` of `set`.
 template <class... Properties, class ExecutionSpace, int Dim, int B, class MemorySpace, class Functor>
-void for_each(const std::string& label, const BlockSparseGrid<Dim, B, MemorySpace>& grid, BlockSet set,
-              const ExecutionSpace& space, const Functor& functor) {
-  const BlockRange blocks = grid.span(set);
+void launch_set(const std::string& label, const BlockSparseGrid<Dim, B, MemorySpace>& grid, BlockSet set,
+                BlockRange blocks, const ExecutionSpace& space, const Functor& functor) {
   if (blocks.empty()) return;
   const auto& view = grid.view();
   const bool bitmask = grid.grouping() == BlockGrouping::bitmask;
   switch (set) {
     case BlockSet::boundary:
       if (bitmask) {
-        detail::launch_block_set<BlockSet::boundary, true, Properties...>(label, blocks, view, space, functor);
+        launch_block_set<BlockSet::boundary, true, Properties...>(label, blocks, view, space, functor);
       } else {
-        detail::launch_block_set<BlockSet::boundary, false, Properties...>(label, blocks, view, space, functor);
+        launch_block_set<BlockSet::boundary, false, Properties...>(label, blocks, view, space, functor);
       }
       break;
     case BlockSet::non_boundary:
       if (bitmask) {
-        detail::launch_block_set<BlockSet::non_boundary, true, Properties...>(label, blocks, view, space, functor);
+        launch_block_set<BlockSet::non_boundary, true, Properties...>(label, blocks, view, space, functor);
       } else {
-        detail::launch_block_set<BlockSet::non_boundary, false, Properties...>(label, blocks, view, space, functor);
+        launch_block_set<BlockSet::non_boundary, false, Properties...>(label, blocks, view, space, functor);
       }
       break;
     case BlockSet::all:
-      for_each<Properties...>(label, grid, blocks, space, functor);
+      launch_block_set<BlockSet::all, false, Properties...>(label, blocks, view, space, functor);
       break;
   }
+}
+}  // namespace detail
+
+/// Calls `functor(voxel)` for every active voxel of the blocks of `set` on `space`
+/// (asynchronous; on GPUs every voxel of a boundary block for a functor that
+/// visits_inactive_voxels), one work item per voxel of the blocks spanned, so consecutive work
+/// items are consecutive voxels of a block and read a block's chunk of each component together.
+/// `voxel` is the grid's voxel index (BlockGridView::voxel_of). `Properties` are further
+/// Kokkos policy properties, e.g. `Kokkos::LaunchBounds<256, 1>`. On CPU backends a functor
+/// that runs by blocks runs the non-boundary set by blocks (see the file comment). A grid of
+/// several kinds of blocks launches its boundary and non-boundary sets kind by kind (below).
+template <class... Properties, class ExecutionSpace, int Dim, int B, class MemorySpace, class Functor>
+void for_each(const std::string& label, const BlockSparseGrid<Dim, B, MemorySpace>& grid, BlockSet set,
+              const ExecutionSpace& space, const Functor& functor) {
+  detail::launch_set<Properties...>(label, grid, set, grid.span(set), space, functor);
+}
+
+/// The same over the interior blocks of kind `kind` (BlockSparseGrid::span(BlockSet, int)): the
+/// run a kernel of its own serves, as the fused kernel serves a refined level's blocks away from
+/// a level jump (Meneghin & Mahmoud §V).
+template <class... Properties, class ExecutionSpace, int Dim, int B, class MemorySpace, class Functor>
+void for_each(const std::string& label, const BlockSparseGrid<Dim, B, MemorySpace>& grid, BlockSet set, int kind,
+              const ExecutionSpace& space, const Functor& functor) {
+  detail::launch_set<Properties...>(label, grid, set, grid.span(set, kind), space, functor);
 }
 
 }  // namespace karman

@@ -93,9 +93,16 @@ class RefinedGrid {
     const int top = levels.levels() - 1;
     m_levels.reserve(std::size_t(levels.levels()));
     for (int l = 0; l <= top; ++l) {
+      // Each role its own run of the level grid's blocks (its kind), so that a kernel of its own
+      // serves each: the fused update away from a level jump (Meneghin & Mahmoud §V).
       std::vector<typename level_grid::ActiveBlock> blocks;
-      for (const LevelBlock& b : levels.leaves(l)) blocks.push_back({b.at, shape_type::full_mask});
-      for (const LevelBlock& b : levels.overlaps(l)) blocks.push_back({b.at, shape_type::full_mask});
+      for (const LevelBlock& b : levels.leaves(l)) {
+        const RefinedBlockRole role =
+            levels.touches_another_level(l, b.at) ? RefinedBlockRole::leaf_at_jump : RefinedBlockRole::leaf;
+        blocks.push_back({b.at, shape_type::full_mask, int(role)});
+      }
+      for (const LevelBlock& b : levels.overlaps(l))
+        blocks.push_back({b.at, shape_type::full_mask, int(RefinedBlockRole::overlap)});
       Level& level = m_levels.emplace_back();
       // One rank's level without a block (every block refined without an overlap, or a finer
       // level the refinement did not reach) has no grid; a rank among several keeps an empty one.
@@ -194,16 +201,13 @@ class RefinedGrid {
     Kokkos::deep_copy(level.children, absent_block);
     for (block_index_t b = 0; b < grid.block_count(); ++b) {
       const std::array<int, 3> at = coordinates(grid, b);
-      const LevelCover cover = levels.cover(l, at);
-      if (cover == LevelCover::refined) {
-        level.roles(std::size_t(b)) = std::uint8_t(RefinedBlockRole::overlap);
+      level.roles(std::size_t(b)) = std::uint8_t(grid.kind(b));
+      if (RefinedBlockRole(grid.kind(b)) == RefinedBlockRole::overlap) {
         for (int k = 0; k < children_per_block; ++k) {
           const std::array<int, 3> c{2 * at[0] + (k & 1), 2 * at[1] + ((k >> 1) & 1),
                                      Dim == 3 ? 2 * at[2] + (k >> 2) : 0};
           level.children(std::size_t(b) * children_per_block + std::size_t(k)) = block_at(l - 1, c);
         }
-      } else if (levels.touches_another_level(l, at)) {
-        level.roles(std::size_t(b)) = std::uint8_t(RefinedBlockRole::leaf_at_jump);
       }
       if (l + 1 < levels.levels()) {
         const std::array<int, 3> p = RefinedLevels<Dim>::parent(at);
