@@ -1,9 +1,11 @@
 #pragma once
 /// \file refined_step.hpp
-/// The time step of a refined grid (refined_grid.hpp) in the baseline schedule: one kernel per
-/// level and step, every leaf voxel pulling its populations (the uniform pull from x - c_i, or the
-/// coupled pulls of level_coupling.hpp next to a jump) and colliding with its level's relaxation
-/// (level_relaxation.hpp). Level l takes two steps per step of level l + 1 after that level's
+/// The time step of a refined grid (refined_grid.hpp) in the baseline schedule: every leaf voxel
+/// pulls its populations (the uniform pull from x - c_i, or the coupled pulls of level_coupling.hpp
+/// next to a jump) and collides with its level's relaxation (level_relaxation.hpp), two kernels a
+/// level and step: one over the leaf blocks away from a jump, which the level grid keeps as a run
+/// of their own (their kind, block_sparse_grid.hpp) and which need no coupling look-up, and one
+/// over the leaf blocks at a jump. Level l takes two steps per step of level l + 1 after that level's
 /// state is kept and before it steps (Rohde et al. 2006; Neon's recursion, Mahmoud, Salehipour &
 /// Meneghin, IPDPS 2024): the finer level's explosion reads the coarse state of the step's start,
 /// and the coarse level's coalescence reads the finer states kept before and after the first of
@@ -15,7 +17,7 @@
 /// is its oracle. Periodic boxes, AB, one rank, for now.
 
 #include <karman/core/block_neighbours.hpp>
-#include <karman/core/for_each.hpp>
+#include <karman/core/for_each_block.hpp>
 #include <karman/core/refined_grid.hpp>
 #include <karman/core/refined_levels.hpp>
 #include <karman/core/to_device.hpp>
@@ -31,14 +33,14 @@
 
 namespace karman::lbm {
 
-/// The populations of one level's voxels and what its pull reads, for the step kernel; with
-/// Forced, a uniform body force (Guo et al. 2002, the level's share: level_relaxation.hpp).
-template <class L, class T, class Collision, int B, class MemorySpace, bool Forced>
+/// The populations of one level's voxels and what its pull reads, for the step kernel over the
+/// leaf blocks at a jump (Coupled) or away from one; with Forced, a uniform body force (Guo et
+/// al. 2002, the level's share: level_relaxation.hpp).
+template <class L, class T, class Collision, int B, class MemorySpace, bool Forced, bool Coupled>
 struct RefinedPull {
   using field_type = Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace>;
   using shape = BlockShape<L::D, B>;
   BlockGridView<L::D, B, MemorySpace> grid;
-  Kokkos::View<const std::uint8_t*, MemorySpace> roles;
   field_type next;
   /// By CoupledState: own, own_start, coarser, finer_half, finer_start (empty where absent).
   field_type states[5];
@@ -51,13 +53,30 @@ struct RefinedPull {
   int substep = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
-    const block_index_t b = block_index_t(v / shape::voxels);
-    if (roles(b) == std::uint8_t(RefinedBlockRole::overlap)) return;
-    const int local = int(v % shape::voxels), slot = jump_slot(b);
     const BlockNeighbours<L::D, B, MemorySpace> n(v, grid);
     T f[L::Q];
+    if constexpr (!Coupled) {
+      for (int i = 0; i < L::Q; ++i)
+        f[i] = states[int(CoupledState::own)](n.at(-L::c(i, 0), -L::c(i, 1), -L::c(i, 2)), i);
+    } else {
+      pull_coupled(v, n, f);
+    }
+    // The moments and collision of the uniform kernel (stream_collide.hpp), so that the fused
+    // schedule can equal this one bit for bit.
+    T rho, u[3];
+    moments<L, T, Forced>(f, force, rho, u);
+    Collision::template collide<L, T, Forced>(f, rho, u, force, rates);
+    for (int i = 0; i < L::Q; ++i) next(v, i) = f[i];
+  }
+
+  /// The pulls of voxel v of a block at a jump: the coupled ones where level_coupling.hpp lists
+  /// one for this sub-step, the uniform one elsewhere.
+  KOKKOS_INLINE_FUNCTION void pull_coupled(index_t v, const BlockNeighbours<L::D, B, MemorySpace>& n,
+                                           T (&f)[L::Q]) const {
+    const block_index_t b = block_index_t(v / shape::voxels);
+    const int local = int(v % shape::voxels), slot = jump_slot(b);
     for (int i = 0; i < L::Q; ++i) {
-      const int e = slot < 0 ? -1 : coupled(((index_t(slot) * shape::voxels + local) * L::Q + i) * 2 + substep);
+      const int e = coupled(((index_t(slot) * shape::voxels + local) * L::Q + i) * 2 + substep);
       if (e < 0) {
         f[i] = states[int(CoupledState::own)](n.at(-L::c(i, 0), -L::c(i, 1), -L::c(i, 2)), i);
         continue;
@@ -75,12 +94,6 @@ struct RefinedPull {
         f[i] = sum / T(p.count);
       }
     }
-    // The moments and collision of the uniform kernel (stream_collide.hpp), so that the fused
-    // schedule can equal this one bit for bit.
-    T rho, u[3];
-    moments<L, T, Forced>(f, force, rho, u);
-    Collision::template collide<L, T, Forced>(f, rho, u, force, rates);
-    for (int i = 0; i < L::Q; ++i) next(v, i) = f[i];
   }
 };
 
@@ -179,22 +192,32 @@ class RefinedStep {
     std::swap(level.f, level.next);
   }
 
-  /// Level l's kernel for sub-step s, into level.next.
+  /// Level l's kernels for sub-step s, into level.next: over its leaf blocks away from a jump and
+  /// at one, each kind a run of the level grid; the overlap blocks are not computed.
   template <bool Forced>
   void launch(int l, int s) {
-    Level& level = m_levels[std::size_t(l)];
+    using execution_space = typename MemorySpace::execution_space;
     const auto& grid = m_grid->level(l);
-    RefinedPull<L, T, Collision, B, MemorySpace, Forced> pull{grid.view(),
-                                                              m_grid->view(l).roles,
-                                                              level.next,
-                                                              {},
-                                                              level.jump_slot,
-                                                              level.coupled,
-                                                              level.pulls,
-                                                              level.sources,
-                                                              level.rates,
-                                                              {level.force[0], level.force[1], level.force[2]},
-                                                              s};
+    for_each("karman::refined_step_away_from_jumps", grid, BlockSet::all, int(RefinedBlockRole::leaf),
+             execution_space(), pull<Forced, false>(l, s));
+    for_each("karman::refined_step_at_jumps", grid, BlockSet::all, int(RefinedBlockRole::leaf_at_jump),
+             execution_space(), pull<Forced, true>(l, s));
+  }
+
+  /// The kernel of level l's sub-step s.
+  template <bool Forced, bool Coupled>
+  RefinedPull<L, T, Collision, B, MemorySpace, Forced, Coupled> pull(int l, int s) const {
+    const Level& level = m_levels[std::size_t(l)];
+    RefinedPull<L, T, Collision, B, MemorySpace, Forced, Coupled> pull{m_grid->level(l).view(),
+                                                                       level.next,
+                                                                       {},
+                                                                       level.jump_slot,
+                                                                       level.coupled,
+                                                                       level.pulls,
+                                                                       level.sources,
+                                                                       level.rates,
+                                                                       {level.force[0], level.force[1], level.force[2]},
+                                                                       s};
     pull.states[int(CoupledState::own)] = level.f;
     pull.states[int(CoupledState::own_start)] = level.at_start;
     if (l + 1 < int(m_levels.size())) pull.states[int(CoupledState::coarser)] = m_levels[std::size_t(l + 1)].f;
@@ -202,10 +225,7 @@ class RefinedStep {
       pull.states[int(CoupledState::finer_half)] = m_levels[std::size_t(l - 1)].at_half;
       pull.states[int(CoupledState::finer_start)] = m_levels[std::size_t(l - 1)].at_start;
     }
-    const auto owned = grid.owned_blocks();
-    for_each("karman::refined_step",
-             VoxelRange{index_t(owned.begin) * shape::voxels, index_t(owned.end) * shape::voxels},
-             typename MemorySpace::execution_space(), pull);
+    return pull;
   }
 
   const grid_type* m_grid;
