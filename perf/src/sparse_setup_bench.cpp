@@ -13,9 +13,9 @@
 #include <karman/lbm/cases/porous.hpp>
 #include <karman/lbm/d3q19.hpp>
 #include <karman/lbm/population_access.hpp>
-#include <karman/lbm/solver_core.hpp>
 #include <karman/lbm/sparse_block_edge.hpp>
 #include <karman/lbm/sparse_sample.hpp>
+#include <karman/lbm/velocity_set.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,7 @@
 #include "flag_word.hpp"
 
-#include <karman/lbm/solver_core.hpp>
+#include <karman/lbm/dense_partition.hpp>
+#include <karman/lbm/dense_setup.hpp>
 
 #include <algorithm>
 #include <sstream>

@@ -9,7 +9,6 @@
 /// of the variant halves what a solver unit compiles: it was instantiated for every
 /// (collision, pattern, force) of the unit.
 
-#include <karman/core/cartesian_halo_plan.hpp>
 #include <karman/core/cartesian_partition.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/field.hpp>
@@ -18,10 +17,10 @@
 #include <karman/core/instance_order.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/partition.hpp>
-#include <karman/core/slab_halo_plan.hpp>
-#include <karman/lbm/aa_return_plan.hpp>
 #include <karman/lbm/dense_partition.hpp>
+#include <karman/lbm/dense_setup.hpp>
 #include <karman/lbm/flow_solver.hpp>
+#include <karman/lbm/halo_plans.hpp>
 #include <karman/lbm/moments_kernel.hpp>
 #include <karman/lbm/owned_box_copies.hpp>
 #include <karman/lbm/pattern.hpp>
@@ -29,6 +28,7 @@
 #include <karman/lbm/solver_state.hpp>
 #include <karman/lbm/update_schedule.hpp>
 #include <karman/lbm/variants.hpp>
+#include <karman/lbm/velocity_set.hpp>
 #include <karman/lbm/wall_slots.hpp>
 
 #include <array>
@@ -38,72 +38,6 @@
 #include <vector>
 
 namespace karman::lbm {
-
-/// Velocity vectors of lattice L, for host-side setup code.
-template <class L>
-std::vector<std::array<int, 3>> velocity_set() {
-  std::vector<std::array<int, 3>> c(L::Q);
-  for (int i = 0; i < L::Q; ++i) c[i] = {L::c(i, 0), L::c(i, 1), L::c(i, 2)};
-  return c;
-}
-
-/// Halo plans of lattice L for each step kind (which populations cross which side), on a slab
-/// (keyed by its lower and upper neighbours) or a Cartesian block (keyed by its up to 26 face,
-/// edge and corner neighbours, only the populations that cross each: cartesian_halo_plan.hpp).
-template <class L>
-struct HaloPlans {
-  /// AB pull, on the source lattice before each step: post-collision populations leave through
-  /// the shared planes into the neighbours' halos.
-  static HaloPlan ab(const SlabPartition& p) { return slab_halo_plan(p, L::towards_upper(), L::towards_lower()); }
-  /// AA, before an odd step: the even step stored upward-moving populations in their opposite
-  /// (downward) slots, so the downward block of the upper shared plane goes up, and vice versa.
-  static HaloPlan aa_odd(const SlabPartition& p) { return slab_halo_plan(p, L::towards_lower(), L::towards_upper()); }
-  /// AA, before an even step: what the odd step wrote into the halo returns to its owner.
-  static HaloPlan aa_even(const SlabPartition& p) { return reversed(aa_odd(p)); }
-  /// The plan exchanged before a step of kind k.
-  static HaloPlan of(StepKind k, const SlabPartition& p) {
-    return k == StepKind::ab_pull ? ab(p) : k == StepKind::aa_odd ? aa_odd(p) : aa_even(p);
-  }
-  /// The same three plans on a block: AB sends each population towards where it moves, AA's
-  /// odd step the opposite slots, its even step returns what the odd step pushed (only what
-  /// this block wrote: aa_return_plan.hpp).
-  static HaloPlan of(StepKind k, const CartesianPartition& p) {
-    if (k == StepKind::aa_even) return aa_return_plan(p, velocity_set<L>());
-    return cartesian_halo_plan(p, velocity_set<L>(), k == StepKind::aa_odd);
-  }
-};
-
-/// Builds the flag word of every local voxel (halos included) of a slab or block partition
-/// (instantiated for SlabPartition and CartesianPartition) from a case's geometry. A population
-/// is blocked when its source voxel is solid, outside a non-periodic box, or enters an
-/// inlet/outlet voxel through its boundary face.
-template <class Partition>
-std::vector<flag_t> build_flags(const Partition& part, const SolverSetup& setup,
-                                const std::vector<std::array<int, 3>>& velocities);
-
-/// The cut links of `setup`'s curved body in this rank's slab (curved_wall.hpp), with the order
-/// of interpolation each link's neighbourhood allows. Throws karman::Error for a body that
-/// moves (interpolated bounce-back is implemented for walls at rest) or a q outside (0, 1].
-std::vector<WallLink> build_wall_links(const SlabPartition& part, const SolverSetup& setup,
-                                       const std::vector<std::array<int, 3>>& velocities);
-
-/// The populations of this rank's owned voxels that bounce off walls at rest through a solid
-/// voxel's slot (wall_slots.hpp), sorted by direction, then voxel; exactly those whose bit
-/// build_flags leaves clear for that reason. Slab or block partition, as build_flags.
-template <class Partition>
-std::vector<WallSlot> build_wall_slots(const Partition& part, const SolverSetup& setup,
-                                       const std::vector<std::array<int, 3>>& velocities);
-
-/// Initial density and velocity of every local voxel (halos included), host arrays; slab or
-/// block partition, as build_flags.
-template <class Partition>
-void build_initial_state(const Partition& part, const SolverSetup& setup, std::vector<double>& rho,
-                         std::vector<double>& u);
-
-/// Position in owned_box() order (x fastest over the owned box) of each owned voxel of `part`,
-/// in memory order; empty when the two orders agree (a slab, a 1×1×N block).
-template <class Partition>
-std::vector<index_t> owned_box_order(const Partition& part);
 
 /// The population field of a dense solver on `Partition` (dense_partition.hpp).
 template <class L, class Prec, class Layout, class MemorySpace, class Partition>

@@ -18,9 +18,9 @@
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/layouts.hpp>
 #include <karman/lbm/flow_solver.hpp>
+#include <karman/lbm/halo_plans.hpp>
 #include <karman/lbm/owned_box_copies.hpp>
 #include <karman/lbm/setup_transport.hpp>
-#include <karman/lbm/solver_core.hpp>
 #include <karman/lbm/solver_state.hpp>
 #include <karman/lbm/sparse_block_edge.hpp>
 #include <karman/lbm/sparse_sample.hpp>
@@ -28,6 +28,7 @@
 #include <karman/lbm/stream_collide.hpp>
 #include <karman/lbm/variant_fold.hpp>
 #include <karman/lbm/variants.hpp>
+#include <karman/lbm/velocity_set.hpp>
 
 #include <algorithm>
 #include <array>
