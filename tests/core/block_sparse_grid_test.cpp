@@ -542,12 +542,13 @@ TEST(BlockSparseGrid, ListedBlocksBuildTheGridOfTheirVoxels) {
                          [&](int x, int y, int z) { return s2.is_boundary(x, y, z); }));
 }
 
-// Blocks of several kinds (a refined level's roles): the interior group holds a run of each kind
-// in kind order, split into boundary and non-boundary blocks with memory grouping; the blocks,
-// their bits and links are those of the grid without kinds, and the shared and halo groups keep
-// the order a neighbour's halo and shared groups have. Launches by kind visit every active voxel
-// once; a boundary set without a kind, a kind out of range and a block of two kinds are refused.
-TEST(BlockSparseGrid, KindsAreRunsOfTheInteriorGroup) {
+// Blocks of several kinds (a refined level's roles): every group holds a run of each kind in kind
+// order, the interior's split into boundary and non-boundary blocks with memory grouping; the
+// blocks, their bits and links are those of the grid without kinds, and a shared group lists the
+// blocks of the neighbour's halo group facing it in the same order. Launches by kind visit every
+// active voxel once; a boundary set without a kind, a kind out of range and a block of two kinds
+// are refused.
+TEST(BlockSparseGrid, KindsAreRunsOfEveryGroup) {
   using Grid = BlockSparseGrid<3, 4, Space>;
   using Shape = Grid::shape_type;
   const Sample s = make_sample({32, 32, 32}, {true, true, true}, 0.9999, 0.0005, 401);
@@ -584,14 +585,30 @@ TEST(BlockSparseGrid, KindsAreRunsOfTheInteriorGroup) {
           }
         }
       }
+      // Every group holds the blocks it holds without kinds, a run of each kind in kind order,
+      // and (but the interior, split by the boundary bit) each run in Z-order.
       const GroupTable groups = k.group_table();
+      const auto z_key = [&](block_index_t b) {
+        const auto o = k.origin(b);
+        return detail::morton_key(o[0] / 4, o[1] / 4, o[2] / 4);
+      };
       for (int grp = 0; grp < groups.size(); ++grp) {
         const BlockRange kr = k.group_blocks(grp), ar = a.group_blocks(grp);
         ASSERT_EQ(kr.begin, ar.begin);
         ASSERT_EQ(kr.end, ar.end);
-        if (groups[grp].role == GroupRole::interior) continue;
-        for (block_index_t b = kr.begin; b < kr.end; ++b) {
-          ASSERT_EQ(k.origin(b), a.origin(b)) << groups.describe(grp);
+        EXPECT_EQ(k.group_blocks(grp, 0).begin, kr.begin) << groups.describe(grp);
+        EXPECT_EQ(k.group_blocks(grp, Grid::max_kinds - 1).end, kr.end) << groups.describe(grp);
+        for (int kind = 0; kind < Grid::max_kinds; ++kind) {
+          const BlockRange run = k.group_blocks(grp, kind);
+          if (kind > 0) {
+            EXPECT_EQ(run.begin, k.group_blocks(grp, kind - 1).end) << groups.describe(grp);
+          }
+          for (block_index_t b = run.begin; b < run.end; ++b) {
+            ASSERT_EQ(k.kind(b), kind) << groups.describe(grp);
+            if (groups[grp].role != GroupRole::interior && b > run.begin) {
+              ASSERT_LT(z_key(b - 1), z_key(b)) << groups.describe(grp);
+            }
+          }
         }
       }
       // The runs of the kinds tile the interior group in kind order.
@@ -640,6 +657,22 @@ TEST(BlockSparseGrid, KindsAreRunsOfTheInteriorGroup) {
         const bool inside = b >= interior.begin && b < interior.end;
         ASSERT_EQ(host(v), inside ? int((k.mask(b) >> (v % Shape::voxels)) & 1u) : 0) << "voxel " << v;
       }
+    }
+  }
+  // Three ranks sharing the 8 periodic block planes: each shared group and the neighbour's halo
+  // group facing it list the same blocks in the same order, kinds and all.
+  const std::vector<OwnedBlockPlanes> ranks = {{0, 3}, {3, 3}, {6, 2}};
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const Grid self("rank", s.box, s.periodic, ranks[r], kinded, boundary);
+    const Grid upper("upper", s.box, s.periodic, ranks[(r + 1) % ranks.size()], kinded, boundary);
+    const GroupTable mine = self.group_table(), theirs = upper.group_table();
+    const BlockRange sent = self.group_blocks(mine.at(GroupRole::shared, NeighbourStep::along(2, +1)));
+    const BlockRange received = upper.group_blocks(theirs.at(GroupRole::halo, NeighbourStep::along(2, -1)));
+    ASSERT_EQ(sent.size(), received.size()) << "rank " << r;
+    ASSERT_GT(sent.size(), 0);
+    for (block_index_t i = 0; i < sent.size(); ++i) {
+      ASSERT_EQ(self.origin(sent.begin + i), upper.origin(received.begin + i)) << "rank " << r << " block " << i;
+      ASSERT_EQ(self.kind(sent.begin + i), upper.kind(received.begin + i));
     }
   }
   auto bad = kinded;

@@ -225,6 +225,13 @@ class BlockSparseGrid {
   }
   /// The stored blocks of group g of group_table().
   BlockRange group_blocks(int g) const { return {m_group_begin[std::size_t(g)], m_group_begin[std::size_t(g) + 1]}; }
+  /// The blocks of kind `kind` in group g: every group holds a run of each kind, in kind order.
+  /// Throws karman::Error for a kind out of [0, max_kinds).
+  BlockRange group_blocks(int g, int kind) const {
+    require_in_range("karman::BlockSparseGrid::group_blocks", "kind", kind, 0, max_kinds - 1);
+    const auto& runs = m_kind_begin[std::size_t(g)];
+    return {runs[std::size_t(kind)], runs[std::size_t(kind) + 1]};
+  }
   /// The group computed apart from the exchange: the only group on one rank.
   int interior_group() const { return m_divided ? 2 : 0; }
   /// The blocks this rank computes: all on one rank, the shared and interior groups on several.
@@ -255,11 +262,10 @@ class BlockSparseGrid {
   /// both are the whole run of the kind, the kernel testing the bit (Table II, "# Blocks");
   /// `all` is the whole run. Throws karman::Error for a kind out of [0, max_kinds).
   BlockRange span(BlockSet set, int kind) const {
-    require_in_range("karman::BlockSparseGrid::span", "kind", kind, 0, max_kinds - 1);
-    const auto k = std::size_t(kind);
-    const BlockRange run{m_kind_begin[k], m_kind_begin[k + 1]};
+    const BlockRange run = group_blocks(interior_group(), kind);
     if (set == BlockSet::all || m_grouping == BlockGrouping::bitmask) return run;
-    return set == BlockSet::boundary ? BlockRange{run.begin, m_kind_split[k]} : BlockRange{m_kind_split[k], run.end};
+    const block_index_t split = m_kind_split[std::size_t(kind)];
+    return set == BlockSet::boundary ? BlockRange{run.begin, split} : BlockRange{split, run.end};
   }
 
   /// Kind of block b (ActiveBlock::kind; host copy).
@@ -536,10 +542,11 @@ class BlockSparseGrid {
                        (role == GroupRole::interior && classify(found, p, row.data(), coords[p], boundary_voxel));
     }
 
-    // Groups in memory order; inside the interior group a run of each kind in kind order, and
-    // inside a kind's run memory grouping puts boundary blocks first; Z-order of the global block
-    // coordinates inside each run. Halo and shared groups are in Z-order only, so that a shared
-    // group and the neighbour's halo group facing it list the same blocks in the same order.
+    // Groups in memory order; inside each group a run of each kind in kind order; inside a kind's
+    // run of the interior group memory grouping puts boundary blocks first; Z-order of the global
+    // block coordinates inside each run. A block's kind is the builder's, the same on every rank,
+    // so a shared group and the neighbour's halo group facing it list the same blocks in the
+    // same order.
     std::vector<std::uint64_t> keys(n);
     for (std::size_t p = 0; p < n; ++p) keys[p] = detail::morton_key(coords[p][0], coords[p][1], coords[p][2]);
     std::vector<block_index_t> order(n);
@@ -549,8 +556,8 @@ class BlockSparseGrid {
     std::sort(order.begin(), order.end(), [&](block_index_t a, block_index_t b) {
       const std::size_t i = std::size_t(a), j = std::size_t(b);
       if (group[i] != group[j]) return group[i] < group[j];
+      if (found[i].kind != found[j].kind) return found[i].kind < found[j].kind;
       if (group[i] == interior) {
-        if (found[i].kind != found[j].kind) return found[i].kind < found[j].kind;
         const bool ga = grouped && !is_boundary[i], gb = grouped && !is_boundary[j];
         if (ga != gb) return gb;
       }
@@ -589,16 +596,19 @@ class BlockSparseGrid {
         ++m_boundary_blocks;
       }
     }
-    // The kinds' runs in the interior group, and where each run's non-boundary blocks start.
-    const BlockRange inside = group_blocks(interior);
-    for (int kind = 0; kind <= max_kinds; ++kind) {
-      block_index_t b = inside.begin;
-      while (b < inside.end && m_block_kinds[std::size_t(b)] < kind) ++b;
-      m_kind_begin[std::size_t(kind)] = b;
+    // The kinds' runs in each group, and where the interior runs' non-boundary blocks start.
+    for (int g = 0; g < 5; ++g) {
+      const BlockRange blocks = group_blocks(g);
+      for (int kind = 0; kind <= max_kinds; ++kind) {
+        block_index_t b = blocks.begin;
+        while (b < blocks.end && m_block_kinds[std::size_t(b)] < kind) ++b;
+        m_kind_begin[std::size_t(g)][std::size_t(kind)] = b;
+      }
     }
     for (int kind = 0; kind < max_kinds; ++kind) {
-      block_index_t b = m_kind_begin[std::size_t(kind)];
-      while (b < m_kind_begin[std::size_t(kind) + 1] && boundary(b)) ++b;
+      const BlockRange run = group_blocks(interior, kind);
+      block_index_t b = run.begin;
+      while (b < run.end && boundary(b)) ++b;
       m_kind_split[std::size_t(kind)] = b;
     }
     for (auto& b : m_key_blocks) b = final_index[std::size_t(b)];
@@ -676,9 +686,10 @@ class BlockSparseGrid {
   int m_window_begin = 0;                        ///< block plane of the box at this rank's plane 0 (its lower halo)
   std::array<block_index_t, 6> m_group_begin{};  ///< first block of each group, then the end
   int m_kinds = 1;                               ///< kinds()
-  std::array<block_index_t, max_kinds + 1> m_kind_begin{};  ///< first interior block of each kind, then the end
-  std::array<block_index_t, max_kinds> m_kind_split{};      ///< first non-boundary block of each kind's run
-  std::vector<std::uint8_t> m_block_kinds;                  ///< kind(b)
+  /// First block of each kind in each group, then the group's end.
+  std::array<std::array<block_index_t, max_kinds + 1>, 5> m_kind_begin{};
+  std::array<block_index_t, max_kinds> m_kind_split{};  ///< first non-boundary block of each kind's run
+  std::vector<std::uint8_t> m_block_kinds;              ///< kind(b)
   block_index_t m_boundary_blocks = 0;
   index_t m_active_voxels = 0;
   // Host tables: for queries, tests and output; kernels read m_view, their copy in MemorySpace
