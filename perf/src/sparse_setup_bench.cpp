@@ -20,7 +20,7 @@
 #include <Kokkos_Core.hpp>
 #include <nlohmann/json.hpp>
 
-#include <sys/resource.h>
+#include "host_memory.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -38,13 +38,6 @@ namespace {
 
 using namespace karman;
 using Grid = BlockSparseGrid<3, lbm::sparse_block_edge<3>, Kokkos::HostSpace>;
-
-/// Peak resident memory of this process so far, in bytes (Linux reports kilobytes).
-double peak_resident_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return double(usage.ru_maxrss) * 1024.0;
-}
 
 struct Options {
   int n = 256;
@@ -86,7 +79,7 @@ struct Phases {
     const auto now = std::chrono::steady_clock::now();
     names.push_back(name);
     seconds.push_back(std::chrono::duration<double>(now - start).count());
-    peak_bytes.push_back(peak_resident_bytes());
+    peak_bytes.push_back(app::peak_resident_bytes());
     start = now;
   }
 };

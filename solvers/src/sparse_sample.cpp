@@ -1,5 +1,6 @@
 #include "flag_word.hpp"
 
+#include <karman/core/block_shape.hpp>
 #include <karman/lbm/sparse_sample.hpp>
 
 #include <algorithm>
@@ -17,12 +18,90 @@ int wrap(long long c, int n, bool periodic) {
   return int(((c % n) + n) % n);
 }
 
-/// Local index of voxel (x, y, z) of the box in its block of edge B, a power of two
-/// (BlockShape's order).
-int local_of(int x, int y, int z, int B, int dimension) {
-  const int m = B - 1;
-  return dimension == 3 ? (x & m) + B * ((y & m) + B * (z & m)) : (x & m) + B * (y & m);
+using Shape2 = BlockShape<2, sparse_block_edge<2>>;
+using Shape3 = BlockShape<3, sparse_block_edge<3>>;
+
+/// Local index of voxel (x, y, z) of the box in its block (BlockShape's order); coordinates are
+/// in the box, so unsigned remainders (masks) serve.
+int local_of(int x, int y, int z, int dimension) {
+  const auto in = [](int c, int edge) { return int(unsigned(c) % unsigned(edge)); };
+  return dimension == 3 ? Shape3::local_index(in(x, Shape3::edge), in(y, Shape3::edge), in(z, Shape3::edge))
+                        : Shape2::local_index(in(x, Shape2::edge), in(y, Shape2::edge), 0);
 }
+
+/// One voxel plane of the sweep: its solid voxels, and which voxels have a non-solid voxel among
+/// their 3^(D-1) neighbours in the plane (themselves included).
+struct Plane {
+  long long at = -(1ll << 40);  ///< plane number along the axis as swept (not wrapped)
+  std::vector<std::uint8_t> solid, near_fluid;
+};
+
+/// Classifies the voxel planes of a box across its slab axis. Each in-plane axis's neighbour
+/// indices are found once: a neighbour past a closed side is the voxel itself, which changes
+/// nothing in an "any non-solid" test.
+class PlaneClassifier {
+ public:
+  PlaneClassifier(const SolverSetup& setup, int axis)
+      : m_setup(setup),
+        m_axis(axis),
+        m_nx(setup.global.nx),
+        m_ny(setup.global.dimension() == 3 ? setup.global.ny : 1),
+        m_x_sides(sides(m_nx, setup.periodic[0])),
+        m_y_sides(sides(m_ny, setup.periodic[1])) {}
+
+  /// Fills `p` for the voxel plane `at` (wrapped on a periodic axis; past a closed side, solid).
+  void classify(long long at, Plane& p) const {
+    const bool three_d = m_setup.global.dimension() == 3;
+    p.at = at;
+    p.solid.assign(std::size_t(m_nx) * std::size_t(m_ny), 1);
+    p.near_fluid.assign(p.solid.size(), 0);
+    const int plane = wrap(at, m_setup.global.extent(m_axis), m_setup.periodic[std::size_t(m_axis)]);
+    if (plane < 0) return;  // past a closed side: solid
+    for (int y = 0; y < m_ny; ++y)
+      for (int x = 0; x < m_nx; ++x) {
+        const bool solid =
+            m_setup.geometry && m_setup.geometry(x, three_d ? y : plane, three_d ? plane : 0).kind == CellKind::solid;
+        p.solid[index(x, y)] = solid;
+      }
+    // Non-solid voxels among the neighbours along x, then along y in 3D (separable: a voxel has
+    // a non-solid voxel in its 3x3 square when a row of it has one).
+    std::vector<std::uint8_t>& along_x = three_d ? m_along_x : p.near_fluid;
+    along_x.resize(p.solid.size());
+    for (int y = 0; y < m_ny; ++y) {
+      const std::uint8_t* row = p.solid.data() + index(0, y);
+      std::uint8_t* out = along_x.data() + index(0, y);
+      for (int x = 0; x < m_nx; ++x) {
+        const auto& [lower, upper] = m_x_sides[std::size_t(x)];
+        out[x] = !(row[x] && row[lower] && row[upper]);
+      }
+    }
+    if (!three_d) return;
+    for (int y = 0; y < m_ny; ++y) {
+      const auto& [lower, upper] = m_y_sides[std::size_t(y)];
+      const std::uint8_t *self = along_x.data() + index(0, y), *below = along_x.data() + index(0, lower),
+                         *above = along_x.data() + index(0, upper);
+      std::uint8_t* out = p.near_fluid.data() + index(0, y);
+      for (int x = 0; x < m_nx; ++x) out[x] = self[x] | below[x] | above[x];
+    }
+  }
+
+ private:
+  /// The lower and upper neighbour of each index along an axis of n voxels.
+  static std::vector<std::array<int, 2>> sides(int n, bool periodic) {
+    std::vector<std::array<int, 2>> s(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      const int lower = wrap(i - 1, n, periodic), upper = wrap(i + 1, n, periodic);
+      s[std::size_t(i)] = {lower < 0 ? i : lower, upper < 0 ? i : upper};
+    }
+    return s;
+  }
+  std::size_t index(int x, int y) const { return std::size_t(x) + std::size_t(m_nx) * std::size_t(y); }
+
+  const SolverSetup& m_setup;
+  int m_axis, m_nx, m_ny;
+  std::vector<std::array<int, 2>> m_x_sides, m_y_sides;
+  mutable std::vector<std::uint8_t> m_along_x;  ///< scratch of classify() in 3D
+};
 
 }  // namespace
 
@@ -51,57 +130,6 @@ SparseSample::SparseSample(const SolverSetup& setup, std::vector<std::array<int,
   sweep();
 }
 
-void SparseSample::classify_plane(long long at, Plane& p) const {
-  const Extents& e = m_setup.global;
-  const bool three_d = e.dimension() == 3;
-  const int nx = e.nx, ny = three_d ? e.ny : 1;
-  p.at = at;
-  p.solid.assign(std::size_t(nx) * std::size_t(ny), 1);
-  p.near_fluid.assign(p.solid.size(), 0);
-  const int plane = wrap(at, e.extent(m_axis), m_setup.periodic[std::size_t(m_axis)]);
-  if (plane < 0) return;  // past a closed side: solid
-  for (int y = 0; y < ny; ++y)
-    for (int x = 0; x < nx; ++x) {
-      const bool solid =
-          m_setup.geometry && m_setup.geometry(x, three_d ? y : plane, three_d ? plane : 0).kind == CellKind::solid;
-      p.solid[std::size_t(x) + std::size_t(nx) * std::size_t(y)] = solid;
-    }
-  // Non-solid voxels among the neighbours along x, then along y in 3D (separable: a voxel has a
-  // non-solid voxel in its 3x3 square when a row of it has one). Neighbours past a closed side
-  // are solid: their index is the voxel's own, which changes nothing.
-  const auto sides = [&](int n, bool periodic) {
-    std::vector<std::array<int, 2>> s(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) {
-      const int lower = wrap(i - 1, n, periodic), upper = wrap(i + 1, n, periodic);
-      s[std::size_t(i)] = {lower < 0 ? i : lower, upper < 0 ? i : upper};
-    }
-    return s;
-  };
-  const auto x_sides = sides(nx, m_setup.periodic[0]);
-  std::vector<std::uint8_t> along_x(p.solid.size(), 0);
-  for (int y = 0; y < ny; ++y) {
-    const std::uint8_t* row = p.solid.data() + std::size_t(nx) * std::size_t(y);
-    std::uint8_t* out = along_x.data() + std::size_t(nx) * std::size_t(y);
-    for (int x = 0; x < nx; ++x) {
-      const auto& [lower, upper] = x_sides[std::size_t(x)];
-      out[x] = !(row[x] && row[lower] && row[upper]);
-    }
-  }
-  if (!three_d) {
-    p.near_fluid = std::move(along_x);
-    return;
-  }
-  const auto y_sides = sides(ny, m_setup.periodic[1]);
-  for (int y = 0; y < ny; ++y) {
-    const auto& [lower, upper] = y_sides[std::size_t(y)];
-    const std::uint8_t *self = along_x.data() + std::size_t(nx) * std::size_t(y),
-                       *below = along_x.data() + std::size_t(nx) * std::size_t(lower),
-                       *above = along_x.data() + std::size_t(nx) * std::size_t(upper);
-    std::uint8_t* out = p.near_fluid.data() + std::size_t(nx) * std::size_t(y);
-    for (int x = 0; x < nx; ++x) out[x] = self[x] | below[x] | above[x];
-  }
-}
-
 void SparseSample::sweep() {
   const Extents& e = m_setup.global;
   const bool three_d = e.dimension() == 3;
@@ -110,11 +138,11 @@ void SparseSample::sweep() {
   const std::size_t plane_blocks = std::size_t(bx_count) * std::size_t(by_count);
   std::vector<std::uint64_t> active(plane_blocks), solid(plane_blocks);
   // Three voxel planes at a time, each kept in slot `at` mod 3.
+  const PlaneClassifier classifier(m_setup, m_axis);
   std::array<Plane, 3> planes;
-  for (Plane& p : planes) p.at = -(1ll << 40);
   const auto plane = [&](long long at) -> const Plane& {
     Plane& p = planes[std::size_t(((at % 3) + 3) % 3)];
-    if (p.at != at) classify_plane(at, p);
+    if (p.at != at) classifier.classify(at, p);
     return p;
   };
   for (int w = 0; w < m_kept_block_planes; ++w) {
@@ -131,7 +159,7 @@ void SparseSample::sweep() {
         for (int x = 0; x < nx; ++x) {
           const std::size_t v = std::size_t(x) + std::size_t(nx) * std::size_t(y);
           const std::size_t b = std::size_t(x >> m_edge_shift) + std::size_t(bx_count) * std::size_t(y >> m_edge_shift);
-          const int local = three_d ? local_of(x, y, l, B, 3) : local_of(x, l, 0, B, 2);
+          const int local = three_d ? local_of(x, y, l, 3) : local_of(x, l, 0, 2);
           const std::uint64_t near = below.near_fluid[v] | self.near_fluid[v] | above.near_fluid[v];
           active[b] |= near << local;
           solid[b] &= ~(std::uint64_t(!self.solid[v]) << local);
@@ -185,12 +213,12 @@ bool SparseSample::solid(int x, int y, int z) const {
     if (p[a] < 0) return true;
   }
   const long long k = kept_block(p[0], p[1], p[2]);
-  return k < 0 || ((m_solid[std::size_t(k)] >> local_of(p[0], p[1], p[2], m_edge, e.dimension())) & 1u);
+  return k < 0 || ((m_solid[std::size_t(k)] >> local_of(p[0], p[1], p[2], e.dimension())) & 1u);
 }
 
 bool SparseSample::active(int x, int y, int z) const {
   const long long k = kept_block(x, y, z);
-  return k >= 0 && ((m_active[std::size_t(k)] >> local_of(x, y, z, m_edge, m_setup.global.dimension())) & 1u);
+  return k >= 0 && ((m_active[std::size_t(k)] >> local_of(x, y, z, m_setup.global.dimension())) & 1u);
 }
 
 std::array<int, 3> SparseSample::block_at(std::size_t k) const {

@@ -75,14 +75,6 @@ class SparseSample {
   std::size_t host_bytes() const;
 
  private:
-  /// One voxel plane of the sweep: its solid voxels, and which voxels have a non-solid voxel
-  /// among their 3^(D-1) neighbours in the plane (themselves included).
-  struct Plane {
-    long long at = 0;  ///< plane number along the axis as swept (not wrapped)
-    std::vector<std::uint8_t> solid, near_fluid;
-  };
-  /// Fills `p` for the voxel plane `at` (wrapped on a periodic axis; past a closed side, solid).
-  void classify_plane(long long at, Plane& p) const;
   /// Sweeps the kept block planes, keeping the blocks with an active voxel.
   void sweep();
   /// Kept block holding voxel (x, y, z) of the box (wrapped into it), or -1 when none is: a
