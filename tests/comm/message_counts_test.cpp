@@ -6,11 +6,13 @@
 #include "mpi_test.hpp"
 
 #include <karman/comm/comm_stats.hpp>
+#include <karman/comm/message_plan.hpp>
 #include <karman/comm/mpi_halo_exchanger.hpp>
 #include <karman/comm/slab_decomposition.hpp>
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <string>
 #include <type_traits>
@@ -68,6 +70,20 @@ void check_counts(SlabEnds ends, test::PlanMaker make_plan, const char* plan_nam
   EXPECT_EQ(c.values_received, row.beta_per_plane * s * k / 2) << where;
   EXPECT_EQ(c.exchanges, 1) << where;
   EXPECT_EQ(exchanger.neighbours(), k) << where;
+  // The message plan alone, built apart from any exchange, lists the same messages.
+  std::array<int, NeighbourStep::count> peers{};
+  for (int i = 0; i < NeighbourStep::count; ++i) peers[std::size_t(i)] = dec.neighbour(NeighbourStep::from_index(i));
+  const comm::MessagePlan<FieldType> messages(field, plan, peers, MpiHaloExchanger<FieldType>::method);
+  EXPECT_EQ(index_t(messages.sends().size()), row.alpha * k / 2) << where;
+  EXPECT_EQ(messages.values_sent(), row.beta_per_plane * s * k / 2) << where;
+  EXPECT_EQ(index_t(messages.receives().size()), row.alpha * k / 2) << where;
+  EXPECT_EQ(messages.values_received(), row.beta_per_plane * s * k / 2) << where;
+  EXPECT_TRUE(messages.serves(field, plan)) << where;
+  const HaloPlan other = make_plan == test::ab_plan<Lattice> ? test::aa_odd_plan<Lattice>(dec.partition())
+                                                             : test::ab_plan<Lattice>(dec.partition());
+  if (k > 0) {
+    EXPECT_FALSE(messages.serves(field, other)) << where;
+  }
 }
 
 template <class Layout, class Lattice>
