@@ -6,10 +6,10 @@
 // takes the block planes a slab partition of the block lattice gives it, as `karman porous` does.
 //
 //   karman_sparse_setup_bench --n 1024 --porosity 0.1 [--radius 4] [--seed 1]
-#include <karman/core/block_sparse_grid.hpp>
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/geometry/sphere_pack.hpp>
-#include <karman/core/partition.hpp>
+#include <karman/core/sparse/block_sparse_grid.hpp>
 #include <karman/lbm/cases/porous.hpp>
 #include <karman/lbm/d3q19.hpp>
 #include <karman/lbm/population_access.hpp>

@@ -1,10 +1,10 @@
 // The memory estimate of a block-sparse solver: the grid's blocking of SparseSample's active
 // voxels, counted on the host, times what SparseSolverCore and BlockSparseGrid allocate per
 // block and per voxel.
-#include <karman/core/block_shape.hpp>
-#include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/layouts.hpp>
+#include <karman/core/sparse/block_shape.hpp>
+#include <karman/core/sparse/block_sparse_grid.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/sparse_block_edge.hpp>
 #include <karman/lbm/sparse_memory.hpp>

@@ -8,7 +8,7 @@
 
 #include <karman/comm/cartesian_decomposition.hpp>
 #include <karman/comm/mpi_halo_exchanger.hpp>
-#include <karman/core/cartesian_halo_plan.hpp>
+#include <karman/core/cartesian/cartesian_halo_plan.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/layouts.hpp>
 

@@ -5,9 +5,9 @@
 // tests need no Karman::lbm: a lattice here is only what an exchange sees of it.
 
 #include <karman/comm/slab_decomposition.hpp>
+#include <karman/core/dense/slab_halo_plan.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/layouts.hpp>
-#include <karman/core/slab_halo_plan.hpp>
 
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>

@@ -7,7 +7,7 @@
 // so a rank's owned voxels agree with the whole-box answer bitwise when the boundaries mean
 // the same.
 
-#include <karman/core/cartesian_neighbours.hpp>
+#include <karman/core/cartesian/cartesian_neighbours.hpp>
 #include <karman/core/closed_halos.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/for_each.hpp>

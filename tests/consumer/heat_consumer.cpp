@@ -4,13 +4,13 @@
 // / nz)) decays by exactly g = 1 - 4 r (sin^2(pi kx / nx) + sin^2(pi kz / nz)) per step, so the result is checked
 // against the discrete solution, not against itself; the halo planes are checked to be exact copies of the opposite
 // owned planes.
+#include <karman/core/dense/neighbours.hpp>
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/for_each.hpp>
 #include <karman/core/halo_plan.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/layouts.hpp>
-#include <karman/core/neighbours.hpp>
-#include <karman/core/partition.hpp>
 #include <karman/core/periodic_exchange.hpp>
 
 #include <cmath>

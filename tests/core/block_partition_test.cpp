@@ -1,7 +1,7 @@
 // Cuts of block planes among ranks (block_partition.hpp): every plane owned once, at least two a
 // rank, the work balanced to within a plane, the cuts shared by a refined grid's levels.
-#include <karman/core/block_partition.hpp>
-#include <karman/core/refined_levels.hpp>
+#include <karman/core/refined/refined_levels.hpp>
+#include <karman/core/sparse/block_partition.hpp>
 
 #include "../common/expect_error.hpp"
 #include "random_refinement.hpp"

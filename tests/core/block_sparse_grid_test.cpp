@@ -1,15 +1,15 @@
 // The block-sparse grid against a dense reference built from voxel coordinates: stored blocks,
 // neighbour table (2D and 3D, periodic and not, random masks), the boundary classification
 // and its two groupings, launches that visit every active voxel once, and fields on the grid.
-#include <karman/core/block_neighbours.hpp>
-#include <karman/core/block_sparse_grid.hpp>
+#include <karman/core/dense/neighbours.hpp>
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/for_each.hpp>
-#include <karman/core/for_each_block.hpp>
 #include <karman/core/layouts.hpp>
 #include <karman/core/morton.hpp>
-#include <karman/core/neighbours.hpp>
-#include <karman/core/partition.hpp>
+#include <karman/core/sparse/block_neighbours.hpp>
+#include <karman/core/sparse/block_sparse_grid.hpp>
+#include <karman/core/sparse/for_each_block.hpp>
 
 #include <gtest/gtest.h>
 

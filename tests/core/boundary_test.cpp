@@ -5,9 +5,9 @@
 // tests/comm/boundary_test.cpp).
 #include "../common/boundary_stencil.hpp"
 
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/error.hpp>
-#include <karman/core/partition.hpp>
 #include <karman/core/periodic_exchange.hpp>
 
 #include <gtest/gtest.h>

@@ -1,9 +1,9 @@
 // CartesianNeighbours: every neighbour of every voxel of a Cartesian block is the voxel its
 // coordinates name (wrapping round the local box as Neighbours does), on the host and in a
 // kernel; on a slab grid the answers are Neighbours' own.
-#include <karman/core/cartesian_neighbours.hpp>
-#include <karman/core/neighbours.hpp>
-#include <karman/core/partition.hpp>
+#include <karman/core/cartesian/cartesian_neighbours.hpp>
+#include <karman/core/dense/neighbours.hpp>
+#include <karman/core/dense/partition.hpp>
 
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>

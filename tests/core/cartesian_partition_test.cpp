@@ -2,10 +2,10 @@
 // consecutive cells keyed by role and step, a 1×1×N grid is SlabPartition exactly, and the
 // neighbour lists and message counts of D3Q19, D3Q27 and D2Q9 are Meneghin & Mahmoud's
 // generalised to faces, edges and corners.
-#include <karman/core/cartesian_halo_plan.hpp>
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_halo_plan.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/for_each.hpp>
-#include <karman/core/partition.hpp>
 
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>

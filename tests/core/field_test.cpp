@@ -1,9 +1,9 @@
 // Field as a View-like type: host mirrors and deep copies, read-only conversion, unmanaged
 // wrapping, half-precision storage, a compile-time component count, and what a kernel copies.
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/for_each.hpp>
 #include <karman/core/layouts.hpp>
-#include <karman/core/partition.hpp>
 
 #include <gtest/gtest.h>
 

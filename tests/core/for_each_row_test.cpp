@@ -6,9 +6,9 @@
 // its runs shorter than a chunk go per voxel.
 // A functor with prefetch hints gets one ahead of every chunk the row path runs, on CPUs only.
 #include <karman/core/backend_traits.hpp>
+#include <karman/core/dense/neighbours.hpp>
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/for_each_row.hpp>
-#include <karman/core/neighbours.hpp>
-#include <karman/core/partition.hpp>
 
 #include <gtest/gtest.h>
 

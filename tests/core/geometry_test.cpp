@@ -2,13 +2,13 @@
 // voxel images, STL surfaces, the flow-path check, and a block-sparse grid built from a generated sample.
 #include "../common/expect_error.hpp"
 
-#include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/geometry/fluid_path.hpp>
 #include <karman/core/geometry/raw_image.hpp>
 #include <karman/core/geometry/shapes.hpp>
 #include <karman/core/geometry/sphere_pack.hpp>
 #include <karman/core/geometry/stl.hpp>
+#include <karman/core/sparse/block_sparse_grid.hpp>
 
 #include <gtest/gtest.h>
 

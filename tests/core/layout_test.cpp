@@ -1,9 +1,9 @@
 // Properties of every layout mapping: bijection onto the storage, contiguous
 // messaging blocks, unit stride along voxels where the layout promises it.
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/layouts.hpp>
-#include <karman/core/partition.hpp>
 
 #include <gtest/gtest.h>
 

@@ -2,9 +2,9 @@
 // children, weighted, once per call; leaf voxels and overlap voxels whose children are refined
 // further stay as they are.
 #include <karman/core/field.hpp>
-#include <karman/core/level_transfer.hpp>
-#include <karman/core/refined_grid.hpp>
-#include <karman/core/refined_levels.hpp>
+#include <karman/core/refined/level_transfer.hpp>
+#include <karman/core/refined/refined_grid.hpp>
+#include <karman/core/refined/refined_levels.hpp>
 
 #include "../common/expect_error.hpp"
 #include "random_refinement.hpp"

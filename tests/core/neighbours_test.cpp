@@ -1,7 +1,7 @@
 // Neighbour access against coordinates computed the slow way: in-plane axes wrap, the slab
 // axis runs into the halo planes, in 3D boxes and in 2D boxes (slab axis y).
-#include <karman/core/neighbours.hpp>
-#include <karman/core/partition.hpp>
+#include <karman/core/dense/neighbours.hpp>
+#include <karman/core/dense/partition.hpp>
 
 #include <gtest/gtest.h>
 

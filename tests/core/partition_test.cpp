@@ -1,7 +1,7 @@
 // Slab partitions: owned slabs tile the global box, groups are consecutive whole planes keyed
 // by role and neighbour, halo width included; group tables hold any list of groups up to their
 // capacity (a Cartesian block's 53).
-#include <karman/core/partition.hpp>
+#include <karman/core/dense/partition.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // The periodic self-exchanger of one rank: each send block lands in the halo block it pairs
 // with (keyed by neighbour step), exactly, for every layout and halo width; nothing else changes.
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/layouts.hpp>
-#include <karman/core/partition.hpp>
 #include <karman/core/periodic_exchange.hpp>
 
 #include <gtest/gtest.h>

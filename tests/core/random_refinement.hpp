@@ -1,7 +1,7 @@
 #pragma once
 // Shared by the refined-grid tests: a reproducible random refinement rule.
 #include <karman/core/morton.hpp>
-#include <karman/core/refined_levels.hpp>
+#include <karman/core/refined/refined_levels.hpp>
 
 #include <cstdint>
 

@@ -3,10 +3,10 @@
 // neighbour lies in through coarse_neighbour() (explosion), and every coarse leaf voxel finds the
 // fine voxels under an upwind overlap voxel through child() (coalescence); the device tables
 // equal the host ones.
-#include <karman/core/block_partition.hpp>
-#include <karman/core/block_shape.hpp>
-#include <karman/core/refined_grid.hpp>
-#include <karman/core/refined_levels.hpp>
+#include <karman/core/refined/refined_grid.hpp>
+#include <karman/core/refined/refined_levels.hpp>
+#include <karman/core/sparse/block_partition.hpp>
+#include <karman/core/sparse/block_shape.hpp>
 
 #include "../common/expect_error.hpp"
 #include "random_refinement.hpp"

@@ -2,9 +2,9 @@
 // the box once, refinement is 2:1 balanced over the 26-neighbourhood, overlap blocks and level
 // jumps are where the coupling of levels needs them, set-up asks about existing blocks only, and
 // a level's blocks build a BlockSparseGrid.
-#include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/morton.hpp>
-#include <karman/core/refined_levels.hpp>
+#include <karman/core/refined/refined_levels.hpp>
+#include <karman/core/sparse/block_sparse_grid.hpp>
 
 #include "../common/expect_error.hpp"
 #include "random_refinement.hpp"

@@ -1,9 +1,9 @@
 // What a stencil code needs besides the halo plan, on slabs and blocks of 1, 2 and 3 cut axes:
 // the global coordinates of local voxels inside a kernel, and the shared voxels to run after
 // the halo exchange as two ranges.
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/global_coordinates.hpp>
-#include <karman/core/partition.hpp>
 #include <karman/core/shared_ranges.hpp>
 
 #include <gtest/gtest.h>

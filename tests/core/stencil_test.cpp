@@ -1,9 +1,9 @@
 // A stencil computed through each layout, launched group by group as an overlapped step
 // would be, gives bitwise the same result as through a plain array.
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/for_each.hpp>
 #include <karman/core/layouts.hpp>
-#include <karman/core/partition.hpp>
 
 #include <gtest/gtest.h>
 

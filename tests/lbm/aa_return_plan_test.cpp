@@ -1,7 +1,7 @@
 // The exchange before AA's even step on Cartesian blocks (lbm/aa_return_plan.hpp), against the
 // reversed odd-step plan on slabs and between two neighbouring blocks.
-#include <karman/core/cartesian_halo_plan.hpp>
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_halo_plan.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
 #include <karman/core/halo_plan.hpp>
 #include <karman/lbm/aa_return_plan.hpp>
 

@@ -4,10 +4,10 @@
 // and 3D; the stream-collide kernel runs by blocks exactly where it may (non-boundary blocks,
 // layouts whose blocks hold each component as one run). That the updates equal the dense
 // grid's bitwise is SparseSolver.SameFieldsAsDenseBitwise.
-#include <karman/core/block_neighbours.hpp>
-#include <karman/core/block_sparse_grid.hpp>
-#include <karman/core/for_each_block.hpp>
 #include <karman/core/layouts.hpp>
+#include <karman/core/sparse/block_neighbours.hpp>
+#include <karman/core/sparse/block_sparse_grid.hpp>
+#include <karman/core/sparse/for_each_block.hpp>
 #include <karman/lbm/block_tile.hpp>
 #include <karman/lbm/block_walls.hpp>
 #include <karman/lbm/collision.hpp>

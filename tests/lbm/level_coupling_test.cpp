@@ -4,7 +4,7 @@
 // entries on the leaves next to a level jump only.
 #include "refined_reference.hpp"
 
-#include <karman/core/refined_grid.hpp>
+#include <karman/core/refined/refined_grid.hpp>
 #include <karman/lbm/d2q9.hpp>
 #include <karman/lbm/d3q19.hpp>
 #include <karman/lbm/d3q27.hpp>

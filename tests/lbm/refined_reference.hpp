@@ -22,7 +22,7 @@
 // pulls as a uniform grid does, bit for bit.
 
 #include <karman/core/extents.hpp>
-#include <karman/core/refined_levels.hpp>
+#include <karman/core/refined/refined_levels.hpp>
 #include <karman/lbm/collision.hpp>
 #include <karman/lbm/level_coupling.hpp>
 #include <karman/lbm/level_relaxation.hpp>

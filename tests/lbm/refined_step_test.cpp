@@ -3,7 +3,7 @@
 // every level, and so conserves mass as the reference does.
 #include "refined_reference.hpp"
 
-#include <karman/core/refined_grid.hpp>
+#include <karman/core/refined/refined_grid.hpp>
 #include <karman/lbm/d2q9.hpp>
 #include <karman/lbm/d3q19.hpp>
 #include <karman/lbm/d3q27.hpp>

@@ -1,7 +1,7 @@
 // Validation on the block-sparse grid: body-force-driven Poiseuille flow in a square duct
 // against its series solution (White, Viscous Fluid Flow, 3rd ed., Eq. 3-48), with
 // half-way bounce-back on the four walls and second-order convergence in the duct side.
-#include <karman/core/block_grid_view.hpp>
+#include <karman/core/sparse/block_grid_view.hpp>
 #include <karman/lbm/compiled_variants.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
 

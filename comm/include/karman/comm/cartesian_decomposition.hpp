@@ -4,7 +4,7 @@
 /// who each rank's face, edge and corner neighbours are (Meneghin & Mahmoud §III generalised
 /// from their 1D slabs to blocks; the slab grid 1×1×N is SlabDecomposition's).
 
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
 #include <karman/core/extents.hpp>
 
 #include <mpi.h>

@@ -6,12 +6,12 @@
 /// above the comm layer names ranks and boxes here and never asks whether the build has MPI.
 
 #include <karman/comm/ranks.hpp>
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
 #include <karman/core/halo_plan.hpp>
 #include <karman/core/kokkos_compat.hpp>
-#include <karman/core/partition.hpp>
 #include <karman/core/periodic_exchange.hpp>
 
 #include <array>

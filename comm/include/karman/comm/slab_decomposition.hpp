@@ -3,9 +3,9 @@
 /// The global box cut into slabs along its slowest axis, one per rank, and who each rank's
 /// neighbours are (Meneghin & Mahmoud §VI-A: 1D partitioning, at most two neighbours per partition).
 
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/extents.hpp>
 #include <karman/core/halo_plan.hpp>
-#include <karman/core/partition.hpp>
 
 #include <mpi.h>
 

@@ -3,8 +3,8 @@
 /// Launch a functor over one group (or any voxel range) on one execution-space instance, so a
 /// time step can run interior and shared voxels as separate kernels (Meneghin & Mahmoud Fig. 4b).
 
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/group.hpp>
-#include <karman/core/partition.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -4,10 +4,10 @@
 /// needs to place a source, a wall or an initial condition, whatever the partition numbers its
 /// voxels by (x fastest on a slab, by cells on a Cartesian block).
 
-#include <karman/core/cartesian_neighbours.hpp>
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_neighbours.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/extents.hpp>
-#include <karman/core/partition.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -3,11 +3,11 @@
 /// The halo plan of any field on a slab or a Cartesian block, for a stencil code rather than
 /// LBM populations: every component of every halo voxel the stencil reads, from one call.
 
-#include <karman/core/cartesian_halo_plan.hpp>
+#include <karman/core/cartesian/cartesian_halo_plan.hpp>
+#include <karman/core/dense/partition.hpp>
+#include <karman/core/dense/slab_halo_plan.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/halo_plan.hpp>
-#include <karman/core/partition.hpp>
-#include <karman/core/slab_halo_plan.hpp>
 
 #include <algorithm>
 #include <vector>

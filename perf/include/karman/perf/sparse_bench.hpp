@@ -6,10 +6,10 @@
 /// voxel updates count, on every grid, so the rates compare the work a user wants done; memory is
 /// what each grid holds per fluid voxel. Header-only: the command's library compiles it.
 
-#include <karman/core/block_shape.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/geometry/sphere_pack.hpp>
 #include <karman/core/geometry/voxel_image.hpp>
+#include <karman/core/sparse/block_shape.hpp>
 #include <karman/lbm/compiled_variants.hpp>
 #include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/solver_factory.hpp>

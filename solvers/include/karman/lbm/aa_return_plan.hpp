@@ -5,8 +5,8 @@
 /// LBM knowledge (which slots a streaming step wrote), so it lives with the solver, built on
 /// the core's block plans (cartesian_halo_plan.hpp).
 
-#include <karman/core/cartesian_halo_plan.hpp>
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_halo_plan.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/halo_plan.hpp>
 

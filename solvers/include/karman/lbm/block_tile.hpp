@@ -12,10 +12,10 @@
 /// the dense grid: SparseSolver.SameFieldsAsDenseBitwise).
 
 #include <karman/core/backend_traits.hpp>
-#include <karman/core/block_grid_view.hpp>
-#include <karman/core/block_shape.hpp>
 #include <karman/core/layout_csoa.hpp>
 #include <karman/core/layout_soa.hpp>
+#include <karman/core/sparse/block_grid_view.hpp>
+#include <karman/core/sparse/block_shape.hpp>
 
 #include <cstring>
 #include <utility>

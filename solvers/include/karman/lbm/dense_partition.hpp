@@ -5,11 +5,11 @@
 /// (cartesian_partition.hpp): the neighbour accessor its kernels are instantiated with, the
 /// layout its fields take, and where its owned voxels lie in the global box.
 
-#include <karman/core/cartesian_neighbours.hpp>
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_neighbours.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
+#include <karman/core/dense/neighbours.hpp>
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/layout_disaggregated.hpp>
-#include <karman/core/neighbours.hpp>
-#include <karman/core/partition.hpp>
 #include <karman/lbm/flow_solver.hpp>
 
 #include <array>

@@ -4,9 +4,9 @@
 /// flag words, curved-wall links, wall slots, the initial state and the owned voxels' box order,
 /// built from a case's SolverSetup before anything goes to the device.
 
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/extents.hpp>
-#include <karman/core/partition.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/curved_wall.hpp>
 #include <karman/lbm/solver_setup.hpp>

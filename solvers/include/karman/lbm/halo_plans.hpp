@@ -4,11 +4,11 @@
 /// kind: the halo plans of a lattice on a slab (a block-sparse grid's planes of blocks too) or a
 /// Cartesian block.
 
-#include <karman/core/cartesian_halo_plan.hpp>
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_halo_plan.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
+#include <karman/core/dense/partition.hpp>
+#include <karman/core/dense/slab_halo_plan.hpp>
 #include <karman/core/halo_plan.hpp>
-#include <karman/core/partition.hpp>
-#include <karman/core/slab_halo_plan.hpp>
 #include <karman/lbm/aa_return_plan.hpp>
 #include <karman/lbm/kernel_features.hpp>
 #include <karman/lbm/velocity_set.hpp>

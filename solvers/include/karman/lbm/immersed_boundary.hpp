@@ -33,10 +33,10 @@
 /// the same bits on any number of threads and ranks, as a run without one does.
 
 #include <karman/comm/ranks.hpp>
+#include <karman/core/dense/neighbours.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
 #include <karman/core/kokkos_compat.hpp>
-#include <karman/core/neighbours.hpp>
 #include <karman/lbm/delta_kernel.hpp>
 #include <karman/lbm/fixed_point_sum.hpp>
 #include <karman/lbm/immersed_body.hpp>

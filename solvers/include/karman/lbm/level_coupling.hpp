@@ -22,8 +22,8 @@
 /// keep away from their closed sides (walls next to a jump come with the wall handling).
 
 #include <karman/core/error.hpp>
-#include <karman/core/refined_grid.hpp>
-#include <karman/core/refined_levels.hpp>
+#include <karman/core/refined/refined_grid.hpp>
+#include <karman/core/refined/refined_levels.hpp>
 
 #include <array>
 #include <cstdint>

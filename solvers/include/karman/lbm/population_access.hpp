@@ -8,11 +8,11 @@
 /// kernels.
 
 #include <karman/core/backend_traits.hpp>
-#include <karman/core/block_grid_view.hpp>
+#include <karman/core/dense/neighbours.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/for_each_row.hpp>
-#include <karman/core/neighbours.hpp>
 #include <karman/core/prefetch.hpp>
+#include <karman/core/sparse/block_grid_view.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/kernel_features.hpp>
 #include <karman/lbm/precision.hpp>

@@ -16,10 +16,10 @@
 /// 000 §V) must equal bit for bit, on the block-sparse solver core; tests/lbm/refined_reference.hpp
 /// is its oracle. Periodic boxes, AB, one rank, for now.
 
-#include <karman/core/block_neighbours.hpp>
-#include <karman/core/for_each_block.hpp>
-#include <karman/core/refined_grid.hpp>
-#include <karman/core/refined_levels.hpp>
+#include <karman/core/refined/refined_grid.hpp>
+#include <karman/core/refined/refined_levels.hpp>
+#include <karman/core/sparse/block_neighbours.hpp>
+#include <karman/core/sparse/for_each_block.hpp>
 #include <karman/core/to_device.hpp>
 #include <karman/lbm/collision.hpp>
 #include <karman/lbm/level_coupling.hpp>

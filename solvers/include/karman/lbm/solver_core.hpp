@@ -9,14 +9,14 @@
 /// of the variant halves what a solver unit compiles: it was instantiated for every
 /// (collision, pattern, force) of the unit.
 
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/for_each.hpp>
 #include <karman/core/halo_plan.hpp>
 #include <karman/core/instance_order.hpp>
 #include <karman/core/kokkos_compat.hpp>
-#include <karman/core/partition.hpp>
 #include <karman/lbm/dense_partition.hpp>
 #include <karman/lbm/dense_setup.hpp>
 #include <karman/lbm/flow_solver.hpp>

@@ -4,7 +4,7 @@
 /// setup alone, before anything is allocated: the caller refuses a run that would not fit
 /// while nothing has been allocated on the device or written.
 
-#include <karman/core/block_sparse_grid.hpp>
+#include <karman/core/sparse/block_sparse_grid.hpp>
 #include <karman/lbm/solver_setup.hpp>
 
 #include <cstddef>

@@ -4,8 +4,8 @@
 /// voxels the grid stores, which of them need the boundary kernel, and their flag words
 /// (docs/block_sparse.md, "How the LBM kernel runs on it").
 
-#include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/extents.hpp>
+#include <karman/core/sparse/block_sparse_grid.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/solver_setup.hpp>
 #include <karman/lbm/sparse_block_edge.hpp>

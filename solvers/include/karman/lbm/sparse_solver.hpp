@@ -9,14 +9,14 @@
 /// plans and exchanger, the interior blocks computed while the messages fly (Meneghin &
 /// Mahmoud §III–IV, Fig. 4b), with the same bits as on one rank.
 
-#include <karman/core/block_neighbours.hpp>
-#include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/for_each.hpp>
-#include <karman/core/for_each_block.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/layouts.hpp>
+#include <karman/core/sparse/block_neighbours.hpp>
+#include <karman/core/sparse/block_sparse_grid.hpp>
+#include <karman/core/sparse/for_each_block.hpp>
 #include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/halo_plans.hpp>
 #include <karman/lbm/owned_box_copies.hpp>

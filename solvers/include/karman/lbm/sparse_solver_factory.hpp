@@ -4,7 +4,7 @@
 /// precision, layout) is instantiated in its own generated translation unit, for the float
 /// and double precisions and the SoA and CSoA layouts.
 
-#include <karman/core/block_sparse_grid.hpp>
+#include <karman/core/sparse/block_sparse_grid.hpp>
 #include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/solver_setup.hpp>
 

@@ -21,11 +21,11 @@
 /// §IV), so every grid runs this one source (docs/block_sparse.md, docs/architecture.md).
 
 #include <karman/core/backend_traits.hpp>
-#include <karman/core/block_grid_view.hpp>
+#include <karman/core/dense/neighbours.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/for_each_row.hpp>
-#include <karman/core/neighbours.hpp>
 #include <karman/core/prefetch.hpp>
+#include <karman/core/sparse/block_grid_view.hpp>
 #include <karman/lbm/block_tile.hpp>
 #include <karman/lbm/block_walls.hpp>
 #include <karman/lbm/cell_flags.hpp>

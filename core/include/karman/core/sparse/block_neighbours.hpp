@@ -4,7 +4,7 @@
 /// block-sparse counterpart of Neighbours<Dim>, with the same `at(cx, cy, cz)`, so a kernel
 /// written against that one call runs on either grid.
 
-#include <karman/core/block_grid_view.hpp>
+#include <karman/core/sparse/block_grid_view.hpp>
 
 #include <Kokkos_Core.hpp>
 

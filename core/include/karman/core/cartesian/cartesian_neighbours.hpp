@@ -5,7 +5,7 @@
 /// a box whose halos lie along any axis and whose faces, edges and corners are each one
 /// consecutive group (Meneghin & Mahmoud §III, Fig. 5b, generalised to blocks).
 
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
 #include <karman/core/extents.hpp>
 
 #include <Kokkos_Core.hpp>

@@ -8,9 +8,9 @@
 /// coarse step (`refined_plane_work`): a block of level l takes 2^(levels - 1 - l) steps a
 /// coarse step.
 
-#include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/error.hpp>
-#include <karman/core/refined_levels.hpp>
+#include <karman/core/refined/refined_levels.hpp>
+#include <karman/core/sparse/block_sparse_grid.hpp>
 
 #include <cmath>
 #include <cstddef>

@@ -16,7 +16,7 @@
 /// there.
 
 #include <karman/core/backend_traits.hpp>
-#include <karman/core/block_sparse_grid.hpp>
+#include <karman/core/sparse/block_sparse_grid.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -17,13 +17,13 @@
 /// into the coarse level's halo plane. A level's blocks are its leaves and overlap blocks with
 /// every voxel active (geometry comes later).
 
-#include <karman/core/block_grid_view.hpp>
-#include <karman/core/block_partition.hpp>
-#include <karman/core/block_shape.hpp>
-#include <karman/core/block_sparse_grid.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
-#include <karman/core/refined_levels.hpp>
+#include <karman/core/refined/refined_levels.hpp>
+#include <karman/core/sparse/block_grid_view.hpp>
+#include <karman/core/sparse/block_partition.hpp>
+#include <karman/core/sparse/block_shape.hpp>
+#include <karman/core/sparse/block_sparse_grid.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -17,13 +17,13 @@
 /// resolution jump, at one, or an overlap block) is its kind, so the fused-kernel blocks of
 /// each level are a run apart from its jump blocks (refined_grid.hpp).
 
-#include <karman/core/block_grid_view.hpp>
-#include <karman/core/block_shape.hpp>
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
 #include <karman/core/group.hpp>
 #include <karman/core/layout_csoa.hpp>
 #include <karman/core/morton.hpp>
+#include <karman/core/sparse/block_grid_view.hpp>
+#include <karman/core/sparse/block_shape.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -4,8 +4,8 @@
 /// masks, the boundary bits and the block origins, as device Views. Copies are shallow, so a
 /// kernel captures it by value like a Kokkos::View.
 
-#include <karman/core/block_shape.hpp>
 #include <karman/core/extents.hpp>
+#include <karman/core/sparse/block_shape.hpp>
 
 #include <Kokkos_Core.hpp>
 

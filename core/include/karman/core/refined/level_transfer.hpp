@@ -9,7 +9,7 @@
 
 #include <karman/core/for_each.hpp>
 #include <karman/core/group.hpp>
-#include <karman/core/refined_grid.hpp>
+#include <karman/core/refined/refined_grid.hpp>
 
 #include <Kokkos_Core.hpp>
 

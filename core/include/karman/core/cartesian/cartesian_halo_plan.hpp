@@ -5,7 +5,7 @@
 /// messages and D3Q27 one population per corner (Meneghin & Mahmoud §III, generalised from the
 /// slab's two faces to a block's 26 neighbours).
 
-#include <karman/core/cartesian_partition.hpp>
+#include <karman/core/cartesian/cartesian_partition.hpp>
 #include <karman/core/halo_plan.hpp>
 
 #include <array>

@@ -3,8 +3,8 @@
 /// The halo plan of a slab partition: which components of its shared planes go to which of
 /// its two neighbours, and into which halo planes they arrive.
 
+#include <karman/core/dense/partition.hpp>
 #include <karman/core/halo_plan.hpp>
-#include <karman/core/partition.hpp>
 
 namespace karman {
 
