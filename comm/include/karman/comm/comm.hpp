@@ -13,6 +13,7 @@
 #include <karman/comm/halo_transport.hpp>
 #include <karman/comm/mpi_context.hpp>
 #include <karman/comm/mpi_datatype.hpp>
+#include <karman/comm/message_plan.hpp>
 #include <karman/comm/mpi_halo_exchanger.hpp>
 #include <karman/comm/plan_check.hpp>
 #include <karman/comm/ranks.hpp>
