@@ -2,6 +2,7 @@
 // reference step over dense arrays (refined_reference.hpp) bit for bit, on every leaf voxel of
 // every level, and so conserves mass as the reference does.
 #include "refined_reference.hpp"
+#include "refined_step_support.hpp"
 
 #include <karman/core/refined/refined_grid.hpp>
 #include <karman/lbm/d2q9.hpp>
@@ -18,45 +19,13 @@
 namespace {
 
 using namespace karman;
+using karman::test::coordinates;
+using karman::test::host_copy;
+using karman::test::initial;
+using karman::test::leaf;
 using karman::test::refined_patch;
 using karman::test::RefinedReference;
-
-/// Populations near rest that differ on every voxel, level and population.
-template <class L>
-double initial(int level, const std::array<int, 3>& at, int i) {
-  return L::w(i) * (1.0 + 0.04 * std::sin(0.37 * at[0] + 0.71 * at[1] + 0.53 * at[2] + 1.3 * i + 2.1 * level));
-}
-
-/// Coordinates on level l of voxel v of that level's grid.
-template <int Dim, int B>
-std::array<int, 3> coordinates(const RefinedGrid<Dim, B>& grid, int l, index_t v) {
-  using shape = typename RefinedGrid<Dim, B>::shape_type;
-  const auto origin = grid.level(l).origin(block_index_t(v / shape::voxels));
-  std::array<int, 3> at{0, 0, 0};
-  for (int a = 0; a < Dim; ++a)
-    at[std::size_t(a)] = origin[std::size_t(a)] + shape::local_coordinate(int(v % shape::voxels), a);
-  return at;
-}
-
-/// Whether voxel v of level l's grid is a leaf voxel (not in an overlap block).
-template <int Dim, int B>
-bool leaf(const RefinedGrid<Dim, B>& grid, int l, index_t v) {
-  return grid.role(l, block_index_t(v / RefinedGrid<Dim, B>::shape_type::voxels)) != RefinedBlockRole::overlap;
-}
-
-/// Sets population i of every leaf voxel of `step` to init(level, coordinates, i), the overlap
-/// voxels (which no pull reads) to zero.
-template <class L, class T, class Collision, int B, class Init>
-void set_populations(lbm::RefinedStep<L, T, Collision, B>& step, const RefinedGrid<L::D, B>& grid, const Init& init) {
-  for (int l = 0; l < grid.levels(); ++l) {
-    if (grid.empty(l)) continue;
-    auto host = Kokkos::create_mirror_view(step.populations(l));
-    for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
-      for (int i = 0; i < L::Q; ++i) host(v, i) = leaf(grid, l, v) ? T(init(l, coordinates(grid, l, v), i)) : T(0);
-    }
-    Kokkos::deep_copy(step.populations(l), host);
-  }
-}
+using karman::test::set_populations;
 
 template <class L, int B>
 void expect_reference(const RefinedLevels<L::D>& levels, int steps, const std::string& what) {
@@ -76,7 +45,7 @@ void expect_reference(const RefinedLevels<L::D>& levels, int steps, const std::s
   std::size_t compared = 0;
   for (int l = 0; l < grid.levels(); ++l) {
     if (grid.empty(l)) continue;
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), step.populations(l));
+    const auto host = host_copy(step.populations(l));
     for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
       if (!leaf(grid, l, v)) continue;
       const auto at = coordinates(grid, l, v);
@@ -104,7 +73,7 @@ double mass(const lbm::RefinedStep<L, T, Collision, B>& step, const RefinedGrid<
   double sum = 0;
   for (int l = 0; l < grid.levels(); ++l) {
     if (grid.empty(l)) continue;
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), step.populations(l));
+    const auto host = host_copy(step.populations(l));
     for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
       if (!leaf(grid, l, v)) continue;
       double voxel = 0;
@@ -167,7 +136,7 @@ TEST(RefinedStep, UniformForceAcceleratesEveryLevelAlike) {
     double momentum[2] = {0, 0}, volume = 0, worst = 0;
     for (int l = 0; l < grid.levels(); ++l) {
       if (grid.empty(l)) continue;
-      const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), step.populations(l));
+      const auto host = host_copy(step.populations(l));
       const double vol = double(1 << (2 * l));
       for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
         if (!leaf(grid, l, v)) continue;

@@ -14,8 +14,15 @@
 ///
 /// This is the schedule the disaggregated one (the fused kernel on blocks away from a jump, seed
 /// 000 §V) must equal bit for bit, on the block-sparse solver core; tests/lbm/refined_reference.hpp
-/// is its oracle. Periodic boxes, AB, one rank, for now.
+/// is its oracle. Periodic boxes and AB for now, on one rank or on several: a rank's part of the
+/// grid (RefinedGrid's partition constructor, every level cut where the coarsest is) has a halo
+/// block plane on each side of every level, which an exchanger fills after each kernel of that
+/// level. The states a step keeps are copies of a level's populations made between kernels,
+/// halos included, so one exchange a kernel serves them too.
 
+#include <karman/core/field.hpp>
+#include <karman/core/halo_plan.hpp>
+#include <karman/core/layout_soa.hpp>
 #include <karman/core/refined/refined_grid.hpp>
 #include <karman/core/refined/refined_levels.hpp>
 #include <karman/core/sparse/block_neighbours.hpp>
@@ -28,17 +35,40 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace karman::lbm {
+
+/// The populations of one level of a refined grid: Q values a voxel of the level grid, the
+/// voxels of each population contiguous (SoA), on the grid's groups so that an exchanger moves
+/// its shared and halo blocks.
+template <class T, class MemorySpace>
+using RefinedField = Field<T, SoA, MemorySpace>;
+
+/// What a level grid's halo blocks receive before a kernel of the AB step reads them: the
+/// populations crossing towards each neighbour along the slab axis leave through the shared
+/// blocks facing it and arrive in the neighbour's halo blocks facing back (as a block-sparse
+/// solver's AB plan, halo_plans.hpp). Empty where the grid has no halo blocks (one rank).
+template <class L>
+HaloPlan refined_level_halo_plan(const GroupTable& groups) {
+  constexpr int axis = L::D - 1;
+  const NeighbourStep lo = NeighbourStep::along(axis, -1), hi = NeighbourStep::along(axis, +1);
+  const int shared_lo = groups.find(GroupRole::shared, lo), shared_hi = groups.find(GroupRole::shared, hi);
+  const int halo_lo = groups.find(GroupRole::halo, lo), halo_hi = groups.find(GroupRole::halo, hi);
+  if (shared_lo < 0 || shared_hi < 0 || halo_lo < 0 || halo_hi < 0) return {};
+  return {{{shared_hi, L::towards_upper(), hi}, {shared_lo, L::towards_lower(), lo}},
+          {{halo_lo, L::towards_upper(), lo}, {halo_hi, L::towards_lower(), hi}}};
+}
 
 /// The populations of one level's voxels and what its pull reads, for the step kernel over the
 /// leaf blocks at a jump (Coupled) or away from one; with Forced, a uniform body force (Guo et
 /// al. 2002, the level's share: level_relaxation.hpp).
 template <class L, class T, class Collision, int B, class MemorySpace, bool Forced, bool Coupled>
 struct RefinedPull {
-  using field_type = Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace>;
+  using field_type = RefinedField<T, MemorySpace>;
   using shape = BlockShape<L::D, B>;
   BlockGridView<L::D, B, MemorySpace> grid;
   field_type next;
@@ -103,13 +133,18 @@ class RefinedStep {
  public:
   static constexpr int Dim = L::D;
   using grid_type = RefinedGrid<Dim, B, MemorySpace>;
-  using field_type = Kokkos::View<T**, Kokkos::LayoutLeft, MemorySpace>;
+  using field_type = RefinedField<T, MemorySpace>;
+  using exchanger_type = HaloExchanger<field_type>;
   using shape = BlockShape<Dim, B>;
 
   /// The levels of `grid`, built from `levels` (read here only; `grid` must outlive the step),
-  /// the coarsest relaxing at `coarsest`, every population zero.
-  RefinedStep(const RefinedLevels<Dim>& levels, const grid_type& grid, const RelaxationParams& coarsest)
-      : m_grid(&grid), m_levels(std::size_t(grid.levels())) {
+  /// the coarsest relaxing at `coarsest`, every population zero. On a rank's part of a grid,
+  /// `halos` fills every level's halo blocks (one exchanger serves every level: an MPI exchanger
+  /// between the ranks of the partition); null on one rank, whose level grids wrap their
+  /// periodic sides themselves.
+  RefinedStep(const RefinedLevels<Dim>& levels, const grid_type& grid, const RelaxationParams& coarsest,
+              std::unique_ptr<exchanger_type> halos = nullptr)
+      : m_grid(&grid), m_levels(std::size_t(grid.levels())), m_halos(std::move(halos)) {
     const LevelCoupling<L, B> coupling(levels, grid);
     const int top = grid.levels() - 1;
     for (int l = 0; l <= top; ++l) {
@@ -121,12 +156,15 @@ class RefinedStep {
         m_forced = m_forced || params.force[a] != 0;
       }
       if (grid.empty(l)) continue;
-      const auto n = std::size_t(grid.level(l).voxel_count());
+      const GroupTable groups = grid.level(l).group_table();
       const std::string name = "karman::refined_level" + std::to_string(l);
-      level.f = field_type(name, n, L::Q);
-      level.next = field_type(name + "_next", n, L::Q);
-      level.at_start = field_type(name + "_at_start", n, L::Q);
-      level.at_half = field_type(name + "_at_half", n, L::Q);
+      level.f = field_type(name, groups, L::Q);
+      level.next = field_type(name + "_next", groups, L::Q);
+      level.at_start = field_type(name + "_at_start", groups, L::Q);
+      level.at_half = field_type(name + "_at_half", groups, L::Q);
+      level.halo_plan = refined_level_halo_plan<L>(groups);
+      for (int g = 0; g < groups.size(); ++g)
+        if (groups[g].role != GroupRole::halo) level.owned_groups.push_back(g);
       set_coupling(l, coupling);
     }
   }
@@ -134,12 +172,22 @@ class RefinedStep {
   /// The post-collision populations of `level` (voxel of its grid, population).
   field_type populations(int level) const { return m_levels.at(std::size_t(level)).f; }
 
-  /// One step of the coarsest level: 2^(levels - 1 - l) steps of level l.
+  /// Fills every level's halo blocks from the neighbours' shared blocks: after populations()
+  /// were written (each kernel's output is exchanged by step() itself). Collective with an
+  /// exchanger; nothing on one rank.
+  void exchange_halos() {
+    for (int l = 0; l < int(m_levels.size()); ++l) exchange(l);
+  }
+
+  /// One step of the coarsest level: 2^(levels - 1 - l) steps of level l. Collective with an
+  /// exchanger.
   void step() { advance(int(m_levels.size()) - 1, 0); }
 
  private:
   struct Level {
     field_type f, next, at_start, at_half;
+    HaloPlan halo_plan;
+    std::vector<int> owned_groups;  ///< the level grid's interior and shared groups
     CollisionRates<T> rates;
     T force[3] = {0, 0, 0};
     Kokkos::View<int*, MemorySpace> jump_slot, coupled;
@@ -176,11 +224,11 @@ class RefinedStep {
   void advance(int l, int s) {
     Level& level = m_levels[std::size_t(l)];
     const bool stored = !m_grid->empty(l);
-    if (s == 0 && stored) Kokkos::deep_copy(level.at_start, level.f);
+    if (s == 0 && stored) deep_copy(level.at_start, level.f);
     if (l > 0) {
       advance(l - 1, 0);
       Level& finer = m_levels[std::size_t(l - 1)];
-      if (!m_grid->empty(l - 1)) Kokkos::deep_copy(finer.at_half, finer.f);
+      if (!m_grid->empty(l - 1)) deep_copy(finer.at_half, finer.f);
       advance(l - 1, 1);
     }
     if (!stored) return;
@@ -190,18 +238,30 @@ class RefinedStep {
       launch<false>(l, s);
     }
     std::swap(level.f, level.next);
+    exchange(l);
+  }
+
+  /// Fills level l's halo blocks (a rank's part of a grid; nothing on one rank).
+  void exchange(int l) {
+    if (!m_halos || m_grid->empty(l)) return;
+    const Level& level = m_levels[std::size_t(l)];
+    m_halos->start(level.f, level.halo_plan);
+    m_halos->finish();
   }
 
   /// Level l's kernels for sub-step s, into level.next: over its leaf blocks away from a jump and
-  /// at one, each kind a run of the level grid; the overlap blocks are not computed.
+  /// at one, each kind a run of every owned group of the level grid (the interior and, on a rank
+  /// among several, the shared groups); the overlap blocks are not computed.
   template <bool Forced>
   void launch(int l, int s) {
     using execution_space = typename MemorySpace::execution_space;
     const auto& grid = m_grid->level(l);
-    for_each("karman::refined_step_away_from_jumps", grid, BlockSet::all, int(RefinedBlockRole::leaf),
-             execution_space(), pull<Forced, false>(l, s));
-    for_each("karman::refined_step_at_jumps", grid, BlockSet::all, int(RefinedBlockRole::leaf_at_jump),
-             execution_space(), pull<Forced, true>(l, s));
+    for (const int g : m_levels[std::size_t(l)].owned_groups) {
+      for_each("karman::refined_step_away_from_jumps", grid, grid.group_blocks(g, int(RefinedBlockRole::leaf)),
+               execution_space(), pull<Forced, false>(l, s));
+      for_each("karman::refined_step_at_jumps", grid, grid.group_blocks(g, int(RefinedBlockRole::leaf_at_jump)),
+               execution_space(), pull<Forced, true>(l, s));
+    }
   }
 
   /// The kernel of level l's sub-step s.
@@ -230,6 +290,7 @@ class RefinedStep {
 
   const grid_type* m_grid;
   std::vector<Level> m_levels;
+  std::unique_ptr<exchanger_type> m_halos;
   bool m_forced = false;  ///< a body force: the Guo kernels
 };
 
