@@ -20,6 +20,7 @@
 /// level. The states a step keeps are copies of a level's populations made between kernels,
 /// halos included, so one exchange a kernel serves them too.
 
+#include <karman/core/dense/slab_halo_plan.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/halo_plan.hpp>
 #include <karman/core/layout_soa.hpp>
@@ -47,21 +48,6 @@ namespace karman::lbm {
 /// its shared and halo blocks.
 template <class T, class MemorySpace>
 using RefinedField = Field<T, SoA, MemorySpace>;
-
-/// What a level grid's halo blocks receive before a kernel of the AB step reads them: the
-/// populations crossing towards each neighbour along the slab axis leave through the shared
-/// blocks facing it and arrive in the neighbour's halo blocks facing back (as a block-sparse
-/// solver's AB plan, halo_plans.hpp). Empty where the grid has no halo blocks (one rank).
-template <class L>
-HaloPlan refined_level_halo_plan(const GroupTable& groups) {
-  constexpr int axis = L::D - 1;
-  const NeighbourStep lo = NeighbourStep::along(axis, -1), hi = NeighbourStep::along(axis, +1);
-  const int shared_lo = groups.find(GroupRole::shared, lo), shared_hi = groups.find(GroupRole::shared, hi);
-  const int halo_lo = groups.find(GroupRole::halo, lo), halo_hi = groups.find(GroupRole::halo, hi);
-  if (shared_lo < 0 || shared_hi < 0 || halo_lo < 0 || halo_hi < 0) return {};
-  return {{{shared_hi, L::towards_upper(), hi}, {shared_lo, L::towards_lower(), lo}},
-          {{halo_lo, L::towards_upper(), lo}, {halo_hi, L::towards_lower(), hi}}};
-}
 
 /// The populations of one level's voxels and what its pull reads, for the step kernel over the
 /// leaf blocks at a jump (Coupled) or away from one; with Forced, a uniform body force (Guo et
@@ -162,7 +148,9 @@ class RefinedStep {
       level.next = field_type(name + "_next", groups, L::Q);
       level.at_start = field_type(name + "_at_start", groups, L::Q);
       level.at_half = field_type(name + "_at_half", groups, L::Q);
-      level.halo_plan = refined_level_halo_plan<L>(groups);
+      // The AB plan of a block-sparse solver (halo_plans.hpp): the populations crossing towards
+      // each neighbour leave through the shared blocks facing it into its halo blocks facing back.
+      if (m_halos) level.halo_plan = slab_halo_plan(groups, Dim - 1, L::towards_upper(), L::towards_lower());
       for (int g = 0; g < groups.size(); ++g)
         if (groups[g].role != GroupRole::halo) level.owned_groups.push_back(g);
       set_coupling(l, coupling);
