@@ -122,7 +122,8 @@ TEST(PatternInvariance, AAEqualsABWithPeriodicHalosAndOpenBoundaries) {
 
 // The split of bulk and boundary voxels into two kernels is a schedule: one flagged kernel
 // over every voxel (Schedule::fused) gives bitwise the same fields, with walls, a moving lid,
-// regularized inlets/outlets and a body force, AB and AA.
+// regularized inlets/outlets and a body force, AB and AA, with the CPU's tiles and with a GPU's
+// (whose AB bulk kernel also fills the solid voxels of its tiles, update_schedule.hpp).
 TEST(ScheduleInvariance, SplitEqualsFusedBitwise) {
   cases::ChannelParams ch;
   ch.dim = 3;
@@ -139,10 +140,16 @@ TEST(ScheduleInvariance, SplitEqualsFusedBitwise) {
       for (const char* layout : {"soa", "disaggregated"}) {
         s.variant.pattern = pattern;
         s.variant.layout = layout;
-        s.schedule = Schedule::split;
-        const auto split = test::run(s, 9);
         s.schedule = Schedule::fused;
-        expect_bitwise_equal(split, test::run(s, 9), s.variant.lattice.name() + " " + pattern + " " + layout);
+        s.schedule_tile = 0;
+        const auto fused = test::run(s, 9);
+        s.schedule = Schedule::split;
+        // Tiles of 4 voxels (a GPU's for double) hold walls and fluid: AB then fills the walls' slots.
+        for (const int tile : {0, 4}) {
+          s.schedule_tile = tile;
+          expect_bitwise_equal(test::run(s, 9), fused,
+                               s.variant.lattice.name() + " " + pattern + " " + layout + " tile " + std::to_string(tile));
+        }
       }
     }
   }

@@ -32,26 +32,45 @@ struct CountUpdates {
   KOKKOS_INLINE_FUNCTION void operator()(index_t v) const { Kokkos::atomic_add(&counts(v), 1); }
 };
 
-struct Counts {
-  std::vector<int> bulk, boundary;
+/// Counts the bulk kernel's updates and its fills of solid voxels' slots apart (a bulk kernel
+/// that offers update_or_fill, as the AB pull without flag words does).
+struct CountUpdatesAndFills {
+  Kokkos::View<int*, MemorySpace> counts, fills;
+  static constexpr bool fills_transactions = true;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const { Kokkos::atomic_add(&counts(v), 1); }
+  KOKKOS_INLINE_FUNCTION void update_or_fill(index_t v, bool fill) const {
+    Kokkos::atomic_add(fill ? &fills(v) : &counts(v), 1);
+  }
 };
 
-/// Runs `schedule` over `ranges` with counting kernels, the boundary kernel on an instance of its
-/// own as the overlapped step runs it; returns per-voxel counts of each kernel.
-Counts count(const UpdateSchedule<MemorySpace>& schedule, index_t voxels, const std::vector<VoxelRange>& ranges) {
-  Kokkos::View<int*, MemorySpace> bulk("bulk", voxels), boundary("boundary", voxels);
-  const auto spaces = compat::make_concurrent_instances<Kokkos::DefaultExecutionSpace>(2);
-  for (const VoxelRange& r : ranges)
-    schedule.run("karman::test::count", r, spaces[0], spaces[1], CountUpdates{bulk}, CountUpdates{boundary});
-  for (const auto& space : spaces) space.fence();
-  Counts out{std::vector<int>(std::size_t(voxels)), std::vector<int>(std::size_t(voxels))};
-  Kokkos::deep_copy(
-      Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out.bulk.data(), out.bulk.size()),
-      bulk);
-  Kokkos::deep_copy(Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out.boundary.data(),
-                                                                                                   out.boundary.size()),
-                    boundary);
+struct Counts {
+  std::vector<int> bulk, boundary, fills;
+};
+
+std::vector<int> to_host(const Kokkos::View<int*, MemorySpace>& view) {
+  std::vector<int> out(view.extent(0));
+  Kokkos::deep_copy(Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out.data(), out.size()),
+                    view);
   return out;
+}
+
+/// Runs `schedule` over `ranges` with counting kernels, the boundary kernel on an instance of its
+/// own as the overlapped step runs it; returns per-voxel counts of each kernel, and of the bulk
+/// kernel's fills when `with_fills` (a bulk kernel that fills solid voxels' slots).
+Counts count(const UpdateSchedule<MemorySpace>& schedule, index_t voxels, const std::vector<VoxelRange>& ranges,
+             bool with_fills = false) {
+  Kokkos::View<int*, MemorySpace> bulk("bulk", voxels), boundary("boundary", voxels), fills("fills", voxels);
+  const auto spaces = compat::make_concurrent_instances<Kokkos::DefaultExecutionSpace>(2);
+  for (const VoxelRange& r : ranges) {
+    if (with_fills) {
+      schedule.run("karman::test::count", r, spaces[0], spaces[1], CountUpdatesAndFills{bulk, fills},
+                   CountUpdates{boundary});
+    } else {
+      schedule.run("karman::test::count", r, spaces[0], spaces[1], CountUpdates{bulk}, CountUpdates{boundary});
+    }
+  }
+  for (const auto& space : spaces) space.fence();
+  return {to_host(bulk), to_host(boundary), to_host(fills)};
 }
 
 /// Checks the counts of a launch over the owned voxels against the flag words, classified by
@@ -177,6 +196,108 @@ TEST(WallSlots, ServeExactlyTheClearedBitsOfWallsAtRest) {
     EXPECT_GT(from_solid, slots.size());
     EXPECT_GT(slots.size(), 0u);
   }
+}
+
+/// True when owned voxel v is a filler of tiles of `tile` voxels: solid, in a tile of `owned` whose
+/// voxels are all bulk or solid and not all solid.
+bool expected_filler(const std::vector<flag_t>& flag_words, const VoxelRange& owned, index_t tile, index_t v) {
+  if (flags::kind(flag_words[std::size_t(v)]) != CellKind::solid) return false;
+  const index_t first = v / tile * tile;
+  bool all_bulk = true, any_fluid = false;
+  for (index_t w = std::max(first, owned.begin); w < std::min(first + tile, owned.end); ++w) {
+    all_bulk = all_bulk && bulk_or_solid(flag_words[std::size_t(w)]);
+    any_fluid = any_fluid || flags::kind(flag_words[std::size_t(w)]) != CellKind::solid;
+  }
+  return all_bulk && any_fluid;
+}
+
+/// In the AB split the bulk kernel also fills the solid voxels of its tiles, each once and no
+/// other voxel; without fill_solid_slots (AA) or fused it fills none. Every voxel is still updated
+/// as without fills.
+TEST(UpdateSchedule, FillersAreTheSolidVoxelsOfBulkTiles) {
+  cases::CavityParams p;
+  p.reynolds = 10;
+  p.dim = 3;
+  p.n = 12;
+  const SolverSetup setup = cases::cavity_setup(p, Variant{"d3q19", "double", "soa", "bgk", "ab"});
+  const SlabPartition part(setup.global, 0, 1);
+  const auto flag_words = build_flags(part, setup, velocity_set<D3Q19>());
+  const VoxelRange owned = part.owned();
+  const int tile = 4;
+  for (const auto& [mode, fill] : {std::pair{Schedule::split, true}, std::pair{Schedule::split, false},
+                                   std::pair{Schedule::fused, true}}) {
+    const std::string what = std::string(mode == Schedule::split ? "split" : "fused") + (fill ? ", filling" : "");
+    const UpdateSchedule<MemorySpace> schedule(flag_words, owned, tile, mode, fill);
+    const Counts c = count(schedule, part.local_size(), {owned}, true);
+    index_t fills = 0;
+    for (index_t v = 0; v < part.local_size(); ++v) {
+      const auto k = std::size_t(v);
+      const bool is_owned = v >= owned.begin && v < owned.end;
+      const bool solid = flags::kind(flag_words[k]) == CellKind::solid;
+      const bool filler = fill && mode == Schedule::split && is_owned && expected_filler(flag_words, owned, tile, v);
+      ASSERT_EQ(c.fills[k], filler ? 1 : 0) << what << ": fills of voxel " << v;
+      // Fused, the flagged kernel runs every voxel (and returns at solid ones).
+      const bool updated = is_owned && (!solid || mode == Schedule::fused);
+      ASSERT_EQ(c.bulk[k] + c.boundary[k], updated ? 1 : 0) << what << ": updates of voxel " << v;
+      fills += c.fills[k];
+    }
+    EXPECT_EQ(fills, schedule.filler_voxels()) << what;
+    if (fill && mode == Schedule::split) {
+      EXPECT_GT(fills, 0) << what;
+    }
+  }
+}
+
+/// The fills write the rest weights into a filler's slots, leave the slots that wall_slots.hpp
+/// serves to it, and change no fluid value: a cavity with a non-uniform initial density (so that
+/// a solid voxel's initial slots are not the rest weights) run split with fillers against the
+/// fused schedule, which has none.
+TEST(UpdateSchedule, FillersHoldTheRestWeightsAndLeaveTheFluidAlone) {
+  cases::CavityParams p;
+  p.reynolds = 10;
+  p.dim = 3;
+  p.n = 12;
+  SolverSetup setup = cases::cavity_setup(p, Variant{"d3q19", "double", "soa", "bgk", "ab"});
+  setup.initial = [](int x, int y, int z) {
+    FlowState s;
+    s.rho = 1.0 + 0.001 * (x + 2 * y + 3 * z);
+    return s;
+  };
+  setup.schedule_tile = 4;
+  using S = Solver<D3Q19, double, SoA, BGK, Pattern::ab, false>;
+  std::vector<std::vector<double>> state;
+  for (const Schedule mode : {Schedule::split, Schedule::fused}) {
+    setup.schedule = mode;
+    S solver(setup, SlabPartition(setup.global), nullptr);
+    if (mode == Schedule::split) {
+      ASSERT_GT(solver.schedule().filler_voxels(), 0);
+    }
+    solver.advance(3);
+    std::vector<double> f(std::size_t(solver.partition().owned().size()) * D3Q19::Q);
+    solver.save_populations(reinterpret_cast<std::byte*>(f.data()));
+    state.push_back(f);
+  }
+  const SlabPartition part(setup.global, 0, 1);
+  const auto flag_words = build_flags(part, setup, velocity_set<D3Q19>());
+  std::set<std::pair<index_t, int>> served;
+  for (const WallSlot& s : build_wall_slots(part, setup, velocity_set<D3Q19>())) served.insert({s.solid, s.direction});
+  const VoxelRange owned = part.owned();
+  index_t rest_slots = 0, changed = 0;
+  for (index_t v = owned.begin; v < owned.end; ++v) {
+    const bool filler = expected_filler(flag_words, owned, 4, v);
+    for (int i = 0; i < D3Q19::Q; ++i) {
+      const std::size_t k = std::size_t(v - owned.begin) * D3Q19::Q + std::size_t(i);
+      if (flags::kind(flag_words[std::size_t(v)]) != CellKind::solid) {
+        ASSERT_EQ(state[0][k], state[1][k]) << "fluid voxel " << v << " population " << i;
+      } else if (filler && served.count({v, i}) == 0) {
+        ASSERT_EQ(state[0][k], D3Q19::w(i)) << "filler " << v << " population " << i;
+        ++rest_slots;
+        changed += state[1][k] != D3Q19::w(i);
+      }
+    }
+  }
+  EXPECT_GT(rest_slots, 0);
+  EXPECT_GT(changed, 0) << "the fused run's solid slots hold the rest weights too: the test would miss a fill";
 }
 
 TEST(UpdateSchedule, PeriodicBoxIsAllBulkWithoutAMask) {

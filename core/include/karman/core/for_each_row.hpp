@@ -71,13 +71,14 @@ inline constexpr index_t row_prefetch_distance = 256;
 namespace detail {
 
 /// Runs `functor` over the voxels of rows first_row, first_row + 1, ...: all of them, or those
-/// in `members` when `masked`. One call site of the inlined body serves both, so a functor's
-/// body is compiled once more for rows, not once per launch form.
+/// in `members` when `masked` (and update_or_fill(v, true) on those in `fillers` when `filled`). One
+/// call site of the inlined body serves all, so a functor's body is compiled once more for rows,
+/// not once per launch form.
 template <class Functor, class MemorySpace>
 struct RowsOf {
   Functor functor;
-  VoxelMask<MemorySpace> members;
-  bool masked;
+  VoxelMask<MemorySpace> members, fillers;
+  bool masked, filled;
   index_t first_row;
   int nx;
 
@@ -88,7 +89,7 @@ struct RowsOf {
     for (index_t v = first; v < end;) {
       index_t begin = first, stop = end;
       if (masked) {
-        while (v < end && !members.contains(v)) ++v;
+        for (; v < end && !members.contains(v); ++v) fill(v);
         begin = v;
         while (v < end && members.contains(v)) ++v;
         stop = v;
@@ -127,6 +128,14 @@ struct RowsOf {
     }
   }
 
+  /// Fills voxel v's slots when it is one of the fillers (a CPU gains nothing from it, but the
+  /// slots then hold on every backend what a GPU writes into them).
+  KOKKOS_INLINE_FUNCTION void fill(index_t v) const {
+    if constexpr (fills_transactions<Functor>) {
+      if (filled && fillers.contains(v)) functor.update_or_fill(v, true);
+    }
+  }
+
   /// Hints the lines of voxels [v, v + row_chunk) in, for functors that offer it.
   template <class Row>
   KOKKOS_INLINE_FUNCTION void prefetch(index_t v, const Row& row) const {
@@ -136,10 +145,12 @@ struct RowsOf {
 
 template <class ExecutionSpace, class Functor, class MemorySpace>
 void launch_rows(const std::string& label, const VoxelRange& range, const ExecutionSpace& space, const Functor& functor,
-                 const VoxelMask<MemorySpace>& members, bool masked) {
+                 const VoxelMask<MemorySpace>& members, bool masked, const VoxelMask<MemorySpace>& fillers = {},
+                 bool filled = false) {
   const int nx = functor.row_length();
   const Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<index_t>> rows(space, 0, range.size() / nx);
-  Kokkos::parallel_for(label, rows, RowsOf<Functor, MemorySpace>{functor, members, masked, range.begin / nx, nx});
+  Kokkos::parallel_for(label, rows,
+                       RowsOf<Functor, MemorySpace>{functor, members, fillers, masked, filled, range.begin / nx, nx});
 }
 
 /// True when `range` is whole rows of `functor`'s box.
@@ -172,15 +183,28 @@ void for_each_row(const std::string& label, const VoxelRange& range, const Voxel
                   const ExecutionSpace& space, const Functor& functor) {
   if constexpr (!BackendTraits<ExecutionSpace>::is_gpu && runs_by_rows<Functor>) {
     if (!range.empty() && detail::whole_rows(functor, range)) {
-      if (range.begin < 0 || range.end > mask.voxels()) {
-        throw Error("karman::for_each_row: range [" + std::to_string(range.begin) + ", " + std::to_string(range.end) +
-                    ") outside the mask's [0, " + std::to_string(mask.voxels()) + ")");
-      }
+      detail::require_within(range, mask);
       detail::launch_rows(label, range, space, functor, mask, true);
       return;
     }
   }
   for_each<Properties...>(label, range, mask, space, functor);
+}
+
+/// As above, and `functor.update_or_fill(voxel, true)` for every voxel of `range` in `fillers` and
+/// not in `mask` (voxel_mask.hpp).
+template <class... Properties, class ExecutionSpace, class MemorySpace, class Functor>
+void for_each_row(const std::string& label, const VoxelRange& range, const VoxelMask<MemorySpace>& mask,
+                  const VoxelMask<MemorySpace>& fillers, const ExecutionSpace& space, const Functor& functor) {
+  if constexpr (!BackendTraits<ExecutionSpace>::is_gpu && runs_by_rows<Functor>) {
+    if (!range.empty() && detail::whole_rows(functor, range)) {
+      detail::require_within(range, mask);
+      detail::require_within(range, fillers);
+      detail::launch_rows(label, range, space, functor, mask, true, fillers, true);
+      return;
+    }
+  }
+  for_each<Properties...>(label, range, mask, fillers, space, functor);
 }
 
 }  // namespace karman

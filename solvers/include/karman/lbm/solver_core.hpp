@@ -145,7 +145,8 @@ class SolverCore
           setup.schedule_tile > 0
               ? setup.schedule_tile
               : default_schedule_tile(int(sizeof(storage_type)), BackendTraits<execution_space>::schedule_tile_bytes);
-      m_schedule = UpdateSchedule<MemorySpace>(host, m_part.owned(), tile, setup.schedule);
+      m_schedule = UpdateSchedule<MemorySpace>(host, m_part.owned(), tile, setup.schedule,
+                                               m_pattern == Pattern::ab && fills_partial_sectors<field_layout>);
       const auto slots = build_wall_slots(m_part, setup, velocity_set<L>());
       m_wall_slots = Kokkos::View<WallSlot*, MemorySpace>("karman::wall_slots", slots.size());
       Kokkos::deep_copy(m_wall_slots,

@@ -35,6 +35,7 @@
 #include <karman/lbm/moments_kernel.hpp>
 #include <karman/lbm/population_access.hpp>
 #include <karman/lbm/precision.hpp>
+#include <karman/lbm/update_schedule.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -74,6 +75,29 @@ struct StreamCollide {
 
   /// The update of voxel v.
   KARMAN_KERNEL_BODY void operator()(index_t v) const { update(v, N(v, access.topology), access.plane_spans(v)); }
+
+  /// The AB pull without flag words may write the slots of solid voxels too (UpdateSchedule's
+  /// fillers): no update reads a solid voxel's slots of the lattice it writes before
+  /// wall_slots.hpp refills those that are read, so the rest weights written here only make
+  /// the memory sectors they share with fluid voxels whole (as the block-sparse grid's
+  /// transaction fillers, below). A filler takes the rest weights where a fluid voxel pulls and
+  /// collides, and both store through the same instructions: on a GPU the warp then writes each
+  /// sector with one store (docs/performance.md §6.32, §6.35; SoA only: fills_partial_sectors).
+  static constexpr bool fills_transactions = Kind == StepKind::ab_pull && !Feat::flags && fills_partial_sectors<Layout>;
+  KARMAN_KERNEL_BODY void update_or_fill(index_t v, bool fill) const {
+    static_assert(fills_transactions);
+    const N s(v, access.topology);
+    const auto planes = access.plane_spans(v);
+    T f[L::Q];
+    if (fill) {
+      KARMAN_UNROLL
+      for (int i = 0; i < L::Q; ++i) f[i] = T(L::w(i));
+    } else {
+      access.load(v, 0, s, planes, f);
+      relax(v, f);
+    }
+    access.store(v, s, planes, f);
+  }
   /// Prefetch hints for the updates of voxels [v, v + row_chunk) of row `r`'s planes (the rows
   /// of for_each_row pass a v some rows ahead of the one they update): the slots load() reads
   /// away from walls, and the slots an AB update writes (which it would read first otherwise).

@@ -22,12 +22,14 @@
 #include <karman/core/error.hpp>
 #include <karman/core/for_each.hpp>
 #include <karman/core/for_each_row.hpp>
+#include <karman/core/layout_soa.hpp>
 #include <karman/core/voxel_list.hpp>
 #include <karman/core/voxel_mask.hpp>
 #include <karman/lbm/cell_flags.hpp>
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace karman::lbm {
@@ -44,6 +46,14 @@ constexpr bool is_bulk(flag_t fl) { return flags::kind(fl) == CellKind::fluid &&
 
 /// True when a voxel lets its tile run the bulk kernel: bulk, or solid (skipped by both kernels).
 constexpr bool bulk_or_solid(flag_t fl) { return is_bulk(fl) || flags::kind(fl) == CellKind::solid; }
+
+/// True when the AB bulk kernel over a population field of `Layout` also fills the solid voxels of
+/// its tiles (UpdateSchedule's fillers): on a GPU the sectors a tile writes then hold no solid
+/// voxel's unwritten words. Measured on an H100 (docs/performance.md §6.35) it pays for SoA, where
+/// each population of a row is one run, and costs CSoA, whose chunks interleave the populations;
+/// other layouts are not measured and keep the kernel without fills.
+template <class Layout>
+inline constexpr bool fills_partial_sectors = std::is_same_v<Layout, SoA>;
 
 /// Kernel names of one launch site: `whole` when one kernel runs every voxel, `bulk` and
 /// `boundary` (the name + "_bulk" / "_boundary") when the schedule splits them. Built once
@@ -62,18 +72,32 @@ class UpdateSchedule {
   UpdateSchedule() = default;
 
   /// Classifies the voxels of `owned` from the flag words of every local voxel, in aligned
-  /// tiles of `tile` voxels.
-  UpdateSchedule(const std::vector<flag_t>& flag_words, const VoxelRange& owned, int tile, Schedule mode)
+  /// tiles of `tile` voxels. With `fill_solid_slots` (the AB pull, where no update reads a solid
+  /// voxel's slots of the lattice it writes: wall_slots.hpp fills the ones read before the next
+  /// step), the solid voxels of a bulk tile that holds a non-solid voxel are the bulk kernel's
+  /// fillers: it writes their slots too, so that the tile's sectors are written whole.
+  UpdateSchedule(const std::vector<flag_t>& flag_words, const VoxelRange& owned, int tile, Schedule mode,
+                 bool fill_solid_slots = false)
       : m_mode(mode), m_classified(true) {
     require_in_range("karman::lbm::UpdateSchedule", "tile", tile, 1, 1 << 16);
-    std::vector<bool> bulk(flag_words.size(), false);
+    std::vector<bool> bulk(flag_words.size(), false), fillers(flag_words.size(), false);
     std::vector<index_t> boundary;
+    const auto solid = [&](index_t v) { return flags::kind(flag_words[std::size_t(v)]) == CellKind::solid; };
     for (index_t first = owned.begin / tile * tile; first < owned.end; first += tile) {
       const index_t begin = std::max(first, owned.begin), end = std::min(first + tile, owned.end);
-      bool all_bulk = true;
-      for (index_t v = begin; v < end; ++v) all_bulk = all_bulk && bulk_or_solid(flag_words[std::size_t(v)]);
+      bool all_bulk = true, any_fluid = false;
       for (index_t v = begin; v < end; ++v) {
-        if (flags::kind(flag_words[std::size_t(v)]) == CellKind::solid) continue;
+        all_bulk = all_bulk && bulk_or_solid(flag_words[std::size_t(v)]);
+        any_fluid = any_fluid || !solid(v);
+      }
+      for (index_t v = begin; v < end; ++v) {
+        if (solid(v)) {
+          if (fill_solid_slots && all_bulk && any_fluid && mode == Schedule::split) {
+            fillers[std::size_t(v)] = true;
+            ++m_filler_voxels;
+          }
+          continue;
+        }
         if (all_bulk) {
           bulk[std::size_t(v)] = true;
           ++m_bulk_voxels;
@@ -83,6 +107,7 @@ class UpdateSchedule {
       }
     }
     m_bulk = VoxelMask<MemorySpace>("karman::bulk_voxels", bulk);
+    if (m_filler_voxels > 0) m_fillers = VoxelMask<MemorySpace>("karman::filler_voxels", fillers);
     m_boundary = VoxelList<MemorySpace>("karman::boundary_voxels", boundary);
   }
 
@@ -106,6 +131,12 @@ class UpdateSchedule {
       for_each_row<Properties...>(label.boundary, range, space, boundary);
     } else {
       for_each<Properties...>(label.boundary, m_boundary, range, boundary_space, boundary);
+      if constexpr (fills_transactions<Bulk>) {
+        if (m_filler_voxels > 0) {
+          for_each_row<Properties...>(label.bulk, range, m_bulk, m_fillers, space, bulk);
+          return;
+        }
+      }
       for_each_row<Properties...>(label.bulk, range, m_bulk, space, bulk);
     }
   }
@@ -120,12 +151,15 @@ class UpdateSchedule {
   index_t bulk_voxels() const { return m_bulk_voxels; }
   /// Voxels the boundary kernel updates.
   index_t boundary_voxels() const { return m_boundary.size(); }
+  /// Solid voxels whose slots the bulk kernel fills (the constructor's fill_solid_slots).
+  index_t filler_voxels() const { return m_filler_voxels; }
 
  private:
   Schedule m_mode = Schedule::split;
   bool m_classified = false;
   index_t m_bulk_voxels = 0;
-  VoxelMask<MemorySpace> m_bulk;
+  index_t m_filler_voxels = 0;
+  VoxelMask<MemorySpace> m_bulk, m_fillers;
   VoxelList<MemorySpace> m_boundary;
 };
 
