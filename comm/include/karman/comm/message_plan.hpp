@@ -35,7 +35,6 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace karman::comm {
@@ -68,8 +67,7 @@ struct Message {
   int kind = 0;                           ///< to a face, edge or corner neighbour (NeighbourStep::axes() - 1)
 };
 
-/// The messages of one HaloPlan over one field mapping (the file comment). Owns the derived
-/// datatypes of its messages, so it moves and does not copy.
+/// The messages of one HaloPlan over one field mapping (the file comment).
 template <class FieldType>
 class MessagePlan {
  public:
@@ -89,8 +87,6 @@ class MessagePlan {
   static_assert(NeighbourStep::count * tag_per_direction - 1 <= 32767,
                 "karman::comm: tags past MPI's least MPI_TAG_UB");
 
-  MessagePlan() = default;
-
   /// The messages of `plan` over `field`'s mapping towards the ranks `peers` (by
   /// NeighbourStep::index(), MPI_PROC_NULL where there is none), transfers becoming messages by
   /// `method` (the layout's, or packed). Needs MPI only for the derived datatypes.
@@ -104,9 +100,10 @@ class MessagePlan {
     bool merge = false;
     for (const auto* lists : {&receives, &sends})
       for (const std::vector<HaloTransfer>& ts : *lists) merge = merge || ts.size() > 1;
+    std::vector<Piece> packs, unpacks;
     for (const std::vector<HaloTransfer>& ts : receives)
-      add_messages(peers, m_receives, m_unpacks, field, ts, merge, true);
-    for (const std::vector<HaloTransfer>& ts : sends) add_messages(peers, m_sends, m_packs, field, ts, merge, false);
+      add_messages(peers, m_receives, unpacks, field, ts, merge, true);
+    for (const std::vector<HaloTransfer>& ts : sends) add_messages(peers, m_sends, packs, field, ts, merge, false);
     for (std::vector<Message>* list : {&m_receives, &m_sends}) {
       for (Message& m : *list) {
         m.staging_offset = m_staging_values;
@@ -119,39 +116,22 @@ class MessagePlan {
       m_values_sent_by_kind[m.kind] += m.count;
     }
     for (const Message& m : m_receives) m_values_received += m.count;
-    m_pack_table = detail::PieceTable<memory_space>(m_packs);
-    m_unpack_table = detail::PieceTable<memory_space>(m_unpacks);
+    m_pack_table = detail::PieceTable<memory_space>(packs);
+    m_unpack_table = detail::PieceTable<memory_space>(unpacks);
   }
 
-  /// Frees the derived datatypes (unless MPI is finalized already).
-  ~MessagePlan() { free_types(); }
+  /// Frees the derived datatypes (unless MPI is finalized already). A plan owns them, so it is
+  /// neither copied nor moved (MpiHaloExchanger keeps its plans by pointer).
+  ~MessagePlan() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    for (std::vector<Message>* list : {&m_receives, &m_sends})
+      for (Message& m : *list)
+        if (m.type != MPI_DATATYPE_NULL) MPI_Type_free(&m.type);
+  }
   MessagePlan(const MessagePlan&) = delete;
   MessagePlan& operator=(const MessagePlan&) = delete;
-  MessagePlan(MessagePlan&& other) noexcept { *this = std::move(other); }
-  MessagePlan& operator=(MessagePlan&& other) noexcept {
-    if (this != &other) {
-      free_types();
-      m_plan = std::move(other.m_plan);
-      m_groups = std::move(other.m_groups);
-      m_components = other.m_components;
-      m_method = other.m_method;
-      m_receives = std::move(other.m_receives);
-      m_sends = std::move(other.m_sends);
-      m_packs = std::move(other.m_packs);
-      m_unpacks = std::move(other.m_unpacks);
-      m_pack_table = std::move(other.m_pack_table);
-      m_unpack_table = std::move(other.m_unpack_table);
-      m_buffer_values = other.m_buffer_values;
-      m_staging_values = other.m_staging_values;
-      m_values_sent = other.m_values_sent;
-      m_values_received = other.m_values_received;
-      m_messages_sent_by_kind = other.m_messages_sent_by_kind;
-      m_values_sent_by_kind = other.m_values_sent_by_kind;
-      other.m_receives.clear();
-      other.m_sends.clear();
-    }
-    return *this;
-  }
 
   /// True when this plan's messages serve `plan` over `field`: the same mapping (groups and
   /// components) and the same transfers.
@@ -163,10 +143,8 @@ class MessagePlan {
   /// Messages posted as receives, then those posted as sends.
   const std::vector<Message>& receives() const { return m_receives; }
   const std::vector<Message>& sends() const { return m_sends; }
-  /// Pieces gathered into the buffer before the sends and scattered after the receives.
-  const std::vector<Piece>& packs() const { return m_packs; }
-  const std::vector<Piece>& unpacks() const { return m_unpacks; }
-  /// The same pieces on the device, each direction moved by one kernel.
+  /// The pieces gathered into the buffer before the sends and scattered after the receives, on
+  /// the device, each direction moved by one kernel.
   const detail::PieceTable<memory_space>& pack_table() const { return m_pack_table; }
   const detail::PieceTable<memory_space>& unpack_table() const { return m_unpack_table; }
   /// Values of the buffer and of the staging mirror the messages need.
@@ -331,21 +309,11 @@ class MessagePlan {
     return count;
   }
 
-  void free_types() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) return;
-    for (std::vector<Message>* list : {&m_receives, &m_sends})
-      for (Message& m : *list)
-        if (m.type != MPI_DATATYPE_NULL) MPI_Type_free(&m.type);
-  }
-
   HaloPlan m_plan;
   GroupTable m_groups;
   int m_components = 0;
   ExchangeMethod m_method = ExchangeMethod::packed;
   std::vector<Message> m_receives, m_sends;
-  std::vector<Piece> m_packs, m_unpacks;
   detail::PieceTable<memory_space> m_pack_table, m_unpack_table;
   index_t m_buffer_values = 0;
   index_t m_staging_values = 0;

@@ -29,9 +29,9 @@
 #include <array>
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace karman::comm {
@@ -114,7 +114,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     order_after(m_space, execution_space());
     m_active = prepare(field, plan);
     m_field = field;
-    const MessagePlan<FieldType>& p = m_plans[m_active];
+    const MessagePlan<FieldType>& p = *m_plans[m_active];
     // Queued behind that work, not after a host round trip: on a GPU the packing follows the
     // kernels it waits for directly, and the host wakes once, when all of it is done.
     detail::move_pieces<true>(m_space, m_field, m_buffer, p.pack_table());
@@ -153,14 +153,14 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
     MPI_Waitall(int(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
     m_in_flight = false;
     m_counters.wait_seconds += seconds(called, clock::now());
-    const MessagePlan<FieldType>& p = m_plans[m_active];
+    const MessagePlan<FieldType>& p = *m_plans[m_active];
     bool device_work = false;
     if (m_staged) {
       for (const Message& m : p.receives()) Kokkos::deep_copy(m_space, device_run(m), staging_run(m));
       device_work = !p.receives().empty();
     }
     detail::move_pieces<false>(m_space, m_field, m_buffer, p.unpack_table());
-    device_work = device_work || !p.unpacks().empty();
+    device_work = device_work || p.unpack_table().count > 0;
     if (device_work) compat::fence(m_space, "karman::comm::MpiHaloExchanger::finish: unpacked");
     m_field = FieldType();
     ++m_counters.exchanges;
@@ -204,17 +204,17 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   /// Index of the message plan of (field's mapping, plan), building it on first use.
   std::size_t prepare(const FieldType& field, const HaloPlan& plan) {
     for (std::size_t i = 0; i < m_plans.size(); ++i)
-      if (m_plans[i].serves(field, plan)) return i;
+      if (m_plans[i]->serves(field, plan)) return i;
     // Voxels are compared by global position where the field is laid out on the partition,
     // by count only where it is not (a block-sparse grid's groups of blocks).
     detail::check_plan_agrees(m_comm, m_peers, plan, field.groups(),
                               field.groups() == m_partition_groups ? m_global_id : detail::GlobalIdOf(), m_global);
-    MessagePlan<FieldType> p(field, plan, m_peers, effective_method());
+    const auto& p =
+        *m_plans.emplace_back(std::make_unique<MessagePlan<FieldType>>(field, plan, m_peers, effective_method()));
     if (p.buffer_values() > index_t(m_buffer.extent(0)))
       m_buffer = buffer_view("karman::comm::halo_buffer", p.buffer_values());
     if (m_staged && p.staging_values() > index_t(m_staging.extent(0)))
       m_staging = staging_view("karman::comm::halo_staging", p.staging_values());
-    m_plans.push_back(std::move(p));
     return m_plans.size() - 1;
   }
 
@@ -253,7 +253,7 @@ class MpiHaloExchanger final : public HaloExchanger<FieldType> {
   bool m_staged = false;
   /// AA alternates two plans and AB exchanges two lattices of one mapping, so a short list
   /// covers a run.
-  std::vector<MessagePlan<FieldType>> m_plans;
+  std::vector<std::unique_ptr<MessagePlan<FieldType>>> m_plans;
   std::size_t m_active = 0;
   FieldType m_field;
   buffer_view m_buffer;
