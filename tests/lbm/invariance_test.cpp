@@ -147,8 +147,9 @@ TEST(ScheduleInvariance, SplitEqualsFusedBitwise) {
         // Tiles of 4 voxels (a GPU's for double) hold walls and fluid: AB then fills the walls' slots.
         for (const int tile : {0, 4}) {
           s.schedule_tile = tile;
-          expect_bitwise_equal(test::run(s, 9), fused,
-                               s.variant.lattice.name() + " " + pattern + " " + layout + " tile " + std::to_string(tile));
+          expect_bitwise_equal(
+              test::run(s, 9), fused,
+              s.variant.lattice.name() + " " + pattern + " " + layout + " tile " + std::to_string(tile));
         }
       }
     }

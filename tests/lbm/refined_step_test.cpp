@@ -19,13 +19,7 @@
 namespace {
 
 using namespace karman;
-using karman::test::coordinates;
-using karman::test::host_copy;
-using karman::test::initial;
-using karman::test::leaf;
-using karman::test::refined_patch;
-using karman::test::RefinedReference;
-using karman::test::set_populations;
+using namespace karman::test;  // refined_reference.hpp, refined_step_support.hpp
 
 template <class L, int B>
 void expect_reference(const RefinedLevels<L::D>& levels, int steps, const std::string& what) {

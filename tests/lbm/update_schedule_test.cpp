@@ -49,8 +49,8 @@ struct Counts {
 
 std::vector<int> to_host(const Kokkos::View<int*, MemorySpace>& view) {
   std::vector<int> out(view.extent(0));
-  Kokkos::deep_copy(Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out.data(), out.size()),
-                    view);
+  Kokkos::deep_copy(
+      Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out.data(), out.size()), view);
   return out;
 }
 
@@ -224,8 +224,8 @@ TEST(UpdateSchedule, FillersAreTheSolidVoxelsOfBulkTiles) {
   const auto flag_words = build_flags(part, setup, velocity_set<D3Q19>());
   const VoxelRange owned = part.owned();
   const int tile = 4;
-  for (const auto& [mode, fill] : {std::pair{Schedule::split, true}, std::pair{Schedule::split, false},
-                                   std::pair{Schedule::fused, true}}) {
+  for (const auto& [mode, fill] :
+       {std::pair{Schedule::split, true}, std::pair{Schedule::split, false}, std::pair{Schedule::fused, true}}) {
     const std::string what = std::string(mode == Schedule::split ? "split" : "fused") + (fill ? ", filling" : "");
     const UpdateSchedule<MemorySpace> schedule(flag_words, owned, tile, mode, fill);
     const Counts c = count(schedule, part.local_size(), {owned}, true);

@@ -26,12 +26,7 @@
 namespace {
 
 using namespace karman;
-using karman::test::coordinates;
-using karman::test::host_copy;
-using karman::test::initial;
-using karman::test::leaf;
-using karman::test::refined_patch;
-using karman::test::set_populations;
+using namespace karman::test;  // refined_reference.hpp, refined_step_support.hpp
 
 class RefinedDecompositionInvariance : public lbm::test::MpiSolverTest {};
 

@@ -11,9 +11,9 @@
 #include <karman/comm/gpu_aware.hpp>
 #include <karman/comm/halo_pack.hpp>
 #include <karman/comm/halo_transport.hpp>
+#include <karman/comm/message_plan.hpp>
 #include <karman/comm/mpi_context.hpp>
 #include <karman/comm/mpi_datatype.hpp>
-#include <karman/comm/message_plan.hpp>
 #include <karman/comm/mpi_halo_exchanger.hpp>
 #include <karman/comm/plan_check.hpp>
 #include <karman/comm/ranks.hpp>
