@@ -1,7 +1,6 @@
-#include "flag_word.hpp"
-
 #include <karman/lbm/dense_partition.hpp>
 #include <karman/lbm/dense_setup.hpp>
+#include <karman/lbm/flag_word.hpp>
 
 #include <algorithm>
 #include <sstream>

@@ -1,6 +1,5 @@
-#include "flag_word.hpp"
-
 #include <karman/core/sparse/block_shape.hpp>
+#include <karman/lbm/flag_word.hpp>
 #include <karman/lbm/sparse_sample.hpp>
 
 #include <algorithm>

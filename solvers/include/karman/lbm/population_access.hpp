@@ -166,31 +166,38 @@ struct PopulationAccess {
   template <class S>
   KOKKOS_INLINE_FUNCTION void load(index_t v, flag_t fl, const S& s, const PlaneSpans& p, T (&f)[L::Q]) const {
     KARMAN_UNROLL
-    for (int i = 0; i < L::Q; ++i) {
-      const int up = -L::c(i, L::slab_axis);  // plane of x - c_i
-      if constexpr (Kind == StepKind::aa_even) {
-        // A population bounced by the odd step waits in its wall voxel (see store()); the
-        // moving-wall term is added here, after decoding, exactly as the AB pull adds it, so
-        // that AA and AB round alike when storage is narrower than arithmetic (FP16).
-        const bool wall = Feat::flags && flags::blocked(fl, i);
-        const index_t from = upstream<L>(s, i);
-        if (wall) {
-          // Past a non-periodic side of a block-sparse grid the odd step parked it in slot i
-          // of v itself (see store()).
-          const bool parked = has_absent_neighbours<N> && from == absent_voxel;
-          f[i] = (parked ? get(p, 0, v, i) : get(p, up, from, L::opposite(i))) + wall_term(from, i);
-        } else {
-          f[i] = get(p, 0, v, i);
-        }
-      } else {
-        const bool wall = Feat::flags && flags::blocked(fl, i);
-        if (wall) {
-          f[i] = get(p, 0, v, Kind == StepKind::ab_pull ? L::opposite(i) : i) + wall_term(upstream<L>(s, i), i);
-        } else {
-          f[i] = get(p, up, upstream<L>(s, i), Kind == StepKind::ab_pull ? i : L::opposite(i));
-        }
+    for (int i = 0; i < L::Q; ++i) f[i] = pull(v, fl, s, p, i);
+    regularize_open_boundary(v, fl, f);
+  }
+
+  /// Population i entering voxel v's collision, a wall's bounce-back applied: load() but for the
+  /// open boundaries. Kernels that take some populations from elsewhere (the coupled pulls next to
+  /// a level jump of a refined grid, level_coupling.hpp) pull the others through it.
+  template <class S>
+  KOKKOS_FORCEINLINE_FUNCTION T pull(index_t v, flag_t fl, const S& s, const PlaneSpans& p, int i) const {
+    const int up = -L::c(i, L::slab_axis);  // plane of x - c_i
+    const bool wall = Feat::flags && flags::blocked(fl, i);
+    if constexpr (Kind == StepKind::aa_even) {
+      // A population bounced by the odd step waits in its wall voxel (see store()); the
+      // moving-wall term is added here, after decoding, exactly as the AB pull adds it, so
+      // that AA and AB round alike when storage is narrower than arithmetic (FP16).
+      const index_t from = upstream<L>(s, i);
+      if (wall) {
+        // Past a non-periodic side of a block-sparse grid the odd step parked it in slot i
+        // of v itself (see store()).
+        const bool parked = has_absent_neighbours<N> && from == absent_voxel;
+        return (parked ? get(p, 0, v, i) : get(p, up, from, L::opposite(i))) + wall_term(from, i);
       }
+      return get(p, 0, v, i);
+    } else {
+      if (wall) return get(p, 0, v, Kind == StepKind::ab_pull ? L::opposite(i) : i) + wall_term(upstream<L>(s, i), i);
+      return get(p, up, upstream<L>(s, i), Kind == StepKind::ab_pull ? i : L::opposite(i));
     }
+  }
+
+  /// The regularized velocity or pressure boundary (Latt et al. 2008) of voxel v, when its flag
+  /// word `fl` says it is one: rebuilds the populations f that load() pulled.
+  KOKKOS_FORCEINLINE_FUNCTION void regularize_open_boundary(index_t v, flag_t fl, T (&f)[L::Q]) const {
     if constexpr (Feat::flags) {
       const CellKind kind = flags::kind(fl);
       if (kind == CellKind::velocity_boundary || kind == CellKind::pressure_boundary) {
@@ -202,6 +209,10 @@ struct PopulationAccess {
         }
         regularize<L>(f, kind, b, profile);
       }
+    } else {
+      (void)v;
+      (void)fl;
+      (void)f;
     }
   }
 

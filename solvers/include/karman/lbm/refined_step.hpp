@@ -2,23 +2,25 @@
 /// \file refined_step.hpp
 /// The time step of a refined grid (refined_grid.hpp) in the baseline schedule: every leaf voxel
 /// pulls its populations (the uniform pull from x - c_i, or the coupled pulls of level_coupling.hpp
-/// next to a jump) and collides with its level's relaxation (level_relaxation.hpp), two kernels a
-/// level and step: one over the leaf blocks away from a jump, which the level grid keeps as a run
-/// of their own (their kind, block_sparse_grid.hpp) and which need no coupling look-up, and one
-/// over the leaf blocks at a jump. Level l takes two steps per step of level l + 1 after that level's
-/// state is kept and before it steps (Rohde et al. 2006; Neon's recursion, Mahmoud, Salehipour &
-/// Meneghin, IPDPS 2024): the finer level's explosion reads the coarse state of the step's start,
-/// and the coarse level's coalescence reads the finer states kept before and after the first of
-/// its two steps. The coupling moves every population exactly once (docs/multiresolution.md), so
-/// mass and momentum are conserved to rounding.
+/// next to a jump) and collides with its level's relaxation (level_relaxation.hpp). The leaf blocks
+/// away from a jump, which the level grid keeps as a run of their own (their kind,
+/// block_sparse_grid.hpp), run the solver's stream-collide kernel (stream_collide.hpp) as on a
+/// block-sparse grid: the boundary blocks among them (at a closed side) with flag words and
+/// bounce-back, the others with neither. The leaf blocks at a jump run the same update with the
+/// coupled pulls in place of the uniform ones. Level l takes two steps per step of level l + 1 after
+/// that level's state is kept and before it steps (Rohde et al. 2006; Neon's recursion, Mahmoud,
+/// Salehipour & Meneghin, IPDPS 2024): the finer level's explosion reads the coarse state of the
+/// step's start, and the coarse level's coalescence reads the finer states kept before and after
+/// the first of its two steps. The coupling moves every population exactly once
+/// (docs/multiresolution.md), so mass and momentum are conserved to rounding.
 ///
-/// This is the schedule the disaggregated one (the fused kernel on blocks away from a jump, seed
-/// 000 §V) must equal bit for bit, on the block-sparse solver core; tests/lbm/refined_reference.hpp
-/// is its oracle. Periodic boxes and AB for now, on one rank or on several: a rank's part of the
-/// grid (RefinedGrid's partition constructor, every level cut where the coarsest is) has a halo
-/// block plane on each side of every level, which an exchanger fills after each kernel of that
-/// level. The states a step keeps are copies of a level's populations made between kernels,
-/// halos included, so one exchange a kernel serves them too.
+/// This is the schedule the disaggregated one (seed 000 §V) must equal bit for bit;
+/// tests/lbm/refined_reference.hpp is its oracle. AB for now; the box's sides periodic or closed
+/// (walls at rest, half-way bounce-back) where no level jump comes next to them; on one rank or on
+/// several: a rank's part of the grid (RefinedGrid's partition constructor, every level cut where
+/// the coarsest is) has a halo block plane on each side of every level, which an exchanger fills
+/// after each kernel of that level. The states a step keeps are copies of a level's populations
+/// made between kernels, halos included, so one exchange a kernel serves them too.
 
 #include <karman/core/dense/slab_halo_plan.hpp>
 #include <karman/core/field.hpp>
@@ -29,13 +31,19 @@
 #include <karman/core/sparse/block_neighbours.hpp>
 #include <karman/core/sparse/for_each_block.hpp>
 #include <karman/core/to_device.hpp>
+#include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/collision.hpp>
+#include <karman/lbm/flag_word.hpp>
+#include <karman/lbm/kernel_features.hpp>
 #include <karman/lbm/level_coupling.hpp>
 #include <karman/lbm/level_relaxation.hpp>
-#include <karman/lbm/moments_kernel.hpp>
+#include <karman/lbm/stream_collide.hpp>
+#include <karman/lbm/velocity_set.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -49,67 +57,62 @@ namespace karman::lbm {
 template <class T, class MemorySpace>
 using RefinedField = Field<T, SoA, MemorySpace>;
 
-/// The populations of one level's voxels and what its pull reads, for the step kernel over the
-/// leaf blocks at a jump (Coupled) or away from one; with Forced, a uniform body force (Guo et
-/// al. 2002, the level's share: level_relaxation.hpp).
-template <class L, class T, class Collision, int B, class MemorySpace, bool Forced, bool Coupled>
-struct RefinedPull {
+/// The solver's stream-collide kernel on a level grid (StreamCollide on BlockNeighbours, AB) with
+/// the kernel features `Feat`: the update of the leaf blocks away from a level jump.
+template <class L, class T, class Collision, int B, class MemorySpace, class Feat>
+using RefinedStreamCollide =
+    StreamCollide<L, T, SoA, MemorySpace, Collision, StepKind::ab_pull, Feat, BlockNeighbours<L::D, B, MemorySpace>>;
+
+/// The update of the leaf blocks at a level jump: the uniform kernel's (RefinedStreamCollide),
+/// but for the populations the coupling tables list for this sub-step (level_coupling.hpp), which
+/// are pulled from their sources: one, or the mean of 2^D in order. The others are pulled as the
+/// uniform kernel pulls them, walls bounced alike, and every voxel relaxes and is stored as there,
+/// so that a uniform level runs the same arithmetic whichever kernel updates a voxel.
+template <class L, class T, class Collision, int B, class MemorySpace, class Feat>
+struct CoupledStreamCollide {
+  static_assert(Feat::flags, "karman::lbm::CoupledStreamCollide: jump blocks read their flag words");
+  using uniform_type = RefinedStreamCollide<L, T, Collision, B, MemorySpace, Feat>;
   using field_type = RefinedField<T, MemorySpace>;
   using shape = BlockShape<L::D, B>;
-  BlockGridView<L::D, B, MemorySpace> grid;
-  field_type next;
+  uniform_type uniform;
   /// By CoupledState: own, own_start, coarser, finer_half, finer_start (empty where absent).
   field_type states[5];
   Kokkos::View<const int*, MemorySpace> jump_slot;  ///< per block: its place among the jump blocks, or -1
   Kokkos::View<const int*, MemorySpace> coupled;    ///< ((slot * voxels + local) * Q + i) * 2 + s: pull or -1
   Kokkos::View<const CoupledPull*, MemorySpace> pulls;
   Kokkos::View<const CoupledSource*, MemorySpace> sources;
-  CollisionRates<T> rates;
-  T force[3] = {0, 0, 0};
   int substep = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
-    const BlockNeighbours<L::D, B, MemorySpace> n(v, grid);
+    const auto& access = uniform.access;
+    const flag_t fl = access.flags(v);
+    if (flags::kind(fl) == CellKind::solid) return;
+    const BlockNeighbours<L::D, B, MemorySpace> n(v, access.topology);
+    const auto planes = access.plane_spans(v);
+    const int slot = jump_slot(block_index_t(v / shape::voxels)), local = int(v % shape::voxels);
     T f[L::Q];
-    if constexpr (!Coupled) {
-      for (int i = 0; i < L::Q; ++i)
-        f[i] = states[int(CoupledState::own)](n.at(-L::c(i, 0), -L::c(i, 1), -L::c(i, 2)), i);
-    } else {
-      pull_coupled(v, n, f);
-    }
-    // The moments and collision of the uniform kernel (stream_collide.hpp), so that the fused
-    // schedule can equal this one bit for bit.
-    T rho, u[3];
-    moments<L, T, Forced>(f, force, rho, u);
-    Collision::template collide<L, T, Forced>(f, rho, u, force, rates);
-    for (int i = 0; i < L::Q; ++i) next(v, i) = f[i];
-  }
-
-  /// The pulls of voxel v of a block at a jump: the coupled ones where level_coupling.hpp lists
-  /// one for this sub-step, the uniform one elsewhere.
-  KOKKOS_INLINE_FUNCTION void pull_coupled(index_t v, const BlockNeighbours<L::D, B, MemorySpace>& n,
-                                           T (&f)[L::Q]) const {
-    const block_index_t b = block_index_t(v / shape::voxels);
-    const int local = int(v % shape::voxels), slot = jump_slot(b);
     for (int i = 0; i < L::Q; ++i) {
       const int e = coupled(((index_t(slot) * shape::voxels + local) * L::Q + i) * 2 + substep);
-      if (e < 0) {
-        f[i] = states[int(CoupledState::own)](n.at(-L::c(i, 0), -L::c(i, 1), -L::c(i, 2)), i);
-        continue;
-      }
-      const CoupledPull p = pulls(e);
-      if (p.count == 1) {
-        const CoupledSource s = sources(p.first);
-        f[i] = states[int(s.state)](s.voxel, i);
-      } else {
-        T sum = 0;
-        for (std::uint32_t k = 0; k < p.count; ++k) {
-          const CoupledSource s = sources(p.first + k);
-          sum += states[int(s.state)](s.voxel, i);
-        }
-        f[i] = sum / T(p.count);
-      }
+      f[i] = e < 0 ? access.pull(v, fl, n, planes, i) : coupled_pull(e, i);
     }
+    access.regularize_open_boundary(v, fl, f);
+    uniform.relax(v, f);
+    access.store(v, n, planes, f);
+  }
+
+  /// Population i of coupled pull e: its one source, or the mean of its sources in order.
+  KOKKOS_INLINE_FUNCTION T coupled_pull(int e, int i) const {
+    const CoupledPull p = pulls(e);
+    if (p.count == 1) {
+      const CoupledSource s = sources(p.first);
+      return states[int(s.state)](s.voxel, i);
+    }
+    T sum = 0;
+    for (std::uint32_t k = 0; k < p.count; ++k) {
+      const CoupledSource s = sources(p.first + k);
+      sum += states[int(s.state)](s.voxel, i);
+    }
+    return sum / T(p.count);
   }
 };
 
@@ -122,9 +125,12 @@ class RefinedStep {
   using field_type = RefinedField<T, MemorySpace>;
   using exchanger_type = HaloExchanger<field_type>;
   using shape = BlockShape<Dim, B>;
+  using execution_space = typename MemorySpace::execution_space;
 
   /// The levels of `grid`, built from `levels` (read here only; `grid` must outlive the step),
-  /// the coarsest relaxing at `coarsest`, every population zero. On a rank's part of a grid,
+  /// the coarsest relaxing at `coarsest`, every population zero; the closed sides of the box are
+  /// walls at rest on every level. Throws karman::Error where a level jump comes next to a closed
+  /// side (LevelCoupling). On a rank's part of a grid,
   /// `halos` fills every level's halo blocks (one exchanger serves every level: an MPI exchanger
   /// between the ranks of the partition); null on one rank, whose level grids wrap their
   /// periodic sides themselves.
@@ -153,6 +159,7 @@ class RefinedStep {
       if (m_halos) level.halo_plan = slab_halo_plan(groups, Dim - 1, L::towards_upper(), L::towards_lower());
       for (int g = 0; g < groups.size(); ++g)
         if (groups[g].role != GroupRole::halo) level.owned_groups.push_back(g);
+      set_flags(l, levels);
       set_coupling(l, coupling);
     }
   }
@@ -175,13 +182,40 @@ class RefinedStep {
   struct Level {
     field_type f, next, at_start, at_half;
     HaloPlan halo_plan;
-    std::vector<int> owned_groups;  ///< the level grid's interior and shared groups
+    std::vector<int> owned_groups;             ///< the level grid's interior and shared groups
+    Kokkos::View<flag_t*, MemorySpace> flags;  ///< a flag word a voxel of the level grid (cell_flags.hpp)
     CollisionRates<T> rates;
     T force[3] = {0, 0, 0};
     Kokkos::View<int*, MemorySpace> jump_slot, coupled;
     Kokkos::View<CoupledPull*, MemorySpace> pulls;
     Kokkos::View<CoupledSource*, MemorySpace> sources;
   };
+
+  /// Level l's flag words: every voxel fluid, its populations from past a closed side of the box
+  /// bounced (flag_word.hpp, as on the dense and block-sparse grids), whose walls stand at rest.
+  void set_flags(int l, const RefinedLevels<Dim>& levels) {
+    const auto& grid = m_grid->level(l);
+    const Extents& box = levels.extents(l);
+    const std::vector<std::array<int, 3>> velocities = velocity_set<L>();
+    Kokkos::View<flag_t*, Kokkos::HostSpace> host("karman::refined_flags", std::size_t(grid.voxel_count()));
+    for (block_index_t b = 0; b < grid.block_count(); ++b) {
+      const std::array<int, 3> origin = grid.origin(b);
+      for (int local = 0; local < shape::voxels; ++local) {
+        std::array<int, 3> x{0, 0, 0};
+        for (int a = 0; a < Dim; ++a) x[std::size_t(a)] = origin[std::size_t(a)] + shape::local_coordinate(local, a);
+        const auto outside = [&](const std::array<int, 3>& c) {
+          for (int a = 0; a < Dim; ++a) {
+            const int from = x[std::size_t(a)] - c[std::size_t(a)];
+            if (!levels.periodic(a) && (from < 0 || from >= box.extent(a))) return true;
+          }
+          return false;
+        };
+        host(std::size_t(b) * shape::voxels + std::size_t(local)) =
+            detail::flag_word(CellSpec{}, BoundaryTable{}, velocities, outside);
+      }
+    }
+    m_levels[std::size_t(l)].flags = Kokkos::create_mirror_view_and_copy(MemorySpace(), host);
+  }
 
   void set_coupling(int l, const LevelCoupling<L, B>& coupling) {
     Level& level = m_levels[std::size_t(l)];
@@ -237,43 +271,55 @@ class RefinedStep {
     m_halos->finish();
   }
 
-  /// Level l's kernels for sub-step s, into level.next: over its leaf blocks away from a jump and
-  /// at one, each kind a run of every owned group of the level grid (the interior and, on a rank
-  /// among several, the shared groups); the overlap blocks are not computed.
+  /// Level l's kernels for sub-step s, into level.next, over each owned group of the level grid
+  /// (the interior and, on a rank among several, the shared groups): its leaf blocks away from a
+  /// jump by the solver's kernel, those at a closed side with flag words (the interior's boundary
+  /// blocks, and every shared block) and the others without; its leaf blocks at a jump by the
+  /// coupled kernel. The overlap blocks are not computed.
   template <bool Forced>
   void launch(int l, int s) {
-    using execution_space = typename MemorySpace::execution_space;
+    using Walls = Features<true, Forced, false, false>;
+    using Bulk = Features<false, Forced>;
+    const execution_space space;
     const auto& grid = m_grid->level(l);
+    constexpr int leaf = int(RefinedBlockRole::leaf), jump = int(RefinedBlockRole::leaf_at_jump);
     for (const int g : m_levels[std::size_t(l)].owned_groups) {
-      for_each("karman::refined_step_away_from_jumps", grid, grid.group_blocks(g, int(RefinedBlockRole::leaf)),
-               execution_space(), pull<Forced, false>(l, s));
-      for_each("karman::refined_step_at_jumps", grid, grid.group_blocks(g, int(RefinedBlockRole::leaf_at_jump)),
-               execution_space(), pull<Forced, true>(l, s));
+      if (g == grid.interior_group()) {
+        for_each("karman::refined_stream_collide_boundary", grid, BlockSet::boundary, leaf, space, uniform<Walls>(l));
+        for_each("karman::refined_stream_collide_non_boundary", grid, BlockSet::non_boundary, leaf, space,
+                 uniform<Bulk>(l));
+      } else {
+        for_each("karman::refined_stream_collide_shared", grid, grid.group_blocks(g, leaf), space, uniform<Walls>(l));
+      }
+      for_each("karman::refined_stream_collide_at_jumps", grid, grid.group_blocks(g, jump), space,
+               coupled<Walls>(l, s));
     }
   }
 
-  /// The kernel of level l's sub-step s.
-  template <bool Forced, bool Coupled>
-  RefinedPull<L, T, Collision, B, MemorySpace, Forced, Coupled> pull(int l, int s) const {
+  /// The uniform kernel of level l.
+  template <class Feat>
+  RefinedStreamCollide<L, T, Collision, B, MemorySpace, Feat> uniform(int l) const {
     const Level& level = m_levels[std::size_t(l)];
-    RefinedPull<L, T, Collision, B, MemorySpace, Forced, Coupled> pull{m_grid->level(l).view(),
-                                                                       level.next,
-                                                                       {},
-                                                                       level.jump_slot,
-                                                                       level.coupled,
-                                                                       level.pulls,
-                                                                       level.sources,
-                                                                       level.rates,
-                                                                       {level.force[0], level.force[1], level.force[2]},
-                                                                       s};
-    pull.states[int(CoupledState::own)] = level.f;
-    pull.states[int(CoupledState::own_start)] = level.at_start;
-    if (l + 1 < int(m_levels.size())) pull.states[int(CoupledState::coarser)] = m_levels[std::size_t(l + 1)].f;
+    RefinedStreamCollide<L, T, Collision, B, MemorySpace, Feat> kernel{
+        {level.f, level.next, level.flags, BoundaryTable{}, m_grid->level(l).view()}, level.rates, {}, {}};
+    for (int a = 0; a < 3; ++a) kernel.force[a] = level.force[a];
+    return kernel;
+  }
+
+  /// The kernel of level l's jump blocks in sub-step s.
+  template <class Feat>
+  CoupledStreamCollide<L, T, Collision, B, MemorySpace, Feat> coupled(int l, int s) const {
+    const Level& level = m_levels[std::size_t(l)];
+    CoupledStreamCollide<L, T, Collision, B, MemorySpace, Feat> kernel{
+        uniform<Feat>(l), {}, level.jump_slot, level.coupled, level.pulls, level.sources, s};
+    kernel.states[int(CoupledState::own)] = level.f;
+    kernel.states[int(CoupledState::own_start)] = level.at_start;
+    if (l + 1 < int(m_levels.size())) kernel.states[int(CoupledState::coarser)] = m_levels[std::size_t(l + 1)].f;
     if (l > 0) {
-      pull.states[int(CoupledState::finer_half)] = m_levels[std::size_t(l - 1)].at_half;
-      pull.states[int(CoupledState::finer_start)] = m_levels[std::size_t(l - 1)].at_start;
+      kernel.states[int(CoupledState::finer_half)] = m_levels[std::size_t(l - 1)].at_half;
+      kernel.states[int(CoupledState::finer_start)] = m_levels[std::size_t(l - 1)].at_start;
     }
-    return pull;
+    return kernel;
   }
 
   const grid_type* m_grid;

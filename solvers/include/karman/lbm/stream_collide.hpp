@@ -98,6 +98,22 @@ struct StreamCollide {
     }
     access.store(v, s, planes, f);
   }
+  /// Moments and collision of voxel v's populations f, in place: what every path shares, and
+  /// the kernels that pull some populations from elsewhere (a refined grid's jump blocks,
+  /// refined_step.hpp) before they relax as this kernel does.
+  KOKKOS_FORCEINLINE_FUNCTION void relax(index_t v, T (&f)[L::Q]) const {
+    T rho, u[3];
+    if constexpr (Feat::force_field) {
+      T own[3];
+      voxel_force.template at<L::D>(v, own);
+      moments<L, T, true>(f, own, rho, u);
+      Collision::template collide<L, T, true>(f, rho, u, own, rates);
+    } else {
+      (void)v;
+      moments<L, T, Feat::forced>(f, force, rho, u);
+      Collision::template collide<L, T, Feat::forced>(f, rho, u, force, rates);
+    }
+  }
   /// Prefetch hints for the updates of voxels [v, v + row_chunk) of row `r`'s planes (the rows
   /// of for_each_row pass a v some rows ahead of the one they update): the slots load() reads
   /// away from walls, and the slots an AB update writes (which it would read first otherwise).
@@ -303,21 +319,6 @@ struct StreamCollide {
     access.load(v, fl, s, planes, f);
     relax(v, f);
     access.store(v, s, planes, f);
-  }
-
-  /// Moments and collision of voxel v's populations f, in place: what every path shares.
-  KOKKOS_FORCEINLINE_FUNCTION void relax(index_t v, T (&f)[L::Q]) const {
-    T rho, u[3];
-    if constexpr (Feat::force_field) {
-      T own[3];
-      voxel_force.template at<L::D>(v, own);
-      moments<L, T, true>(f, own, rho, u);
-      Collision::template collide<L, T, true>(f, rho, u, own, rates);
-    } else {
-      (void)v;
-      moments<L, T, Feat::forced>(f, force, rho, u);
-      Collision::template collide<L, T, Feat::forced>(f, rho, u, force, rates);
-    }
   }
 };
 

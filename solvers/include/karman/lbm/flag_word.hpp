@@ -1,6 +1,8 @@
 #pragma once
-// The flag word of one voxel (cell_flags.hpp), shared by the dense slab's flags (build_flags)
-// and the block-sparse sample's (SparseSample), so both grids block the same populations.
+/// \file flag_word.hpp
+/// The flag word of one voxel (cell_flags.hpp), shared by the dense slab's flags (build_flags),
+/// the block-sparse sample's (SparseSample) and a refined grid's levels (refined_step.hpp), so
+/// every grid blocks the same populations.
 #include <karman/core/error.hpp>
 #include <karman/lbm/solver_setup.hpp>
 
