@@ -1,26 +1,28 @@
 #pragma once
 /// \file refined_step.hpp
-/// The time step of a refined grid (refined_grid.hpp) in the baseline schedule: every leaf voxel
-/// pulls its populations (the uniform pull from x - c_i, or the coupled pulls of level_coupling.hpp
-/// next to a jump) and collides with its level's relaxation (level_relaxation.hpp). The leaf blocks
-/// away from a jump, which the level grid keeps as a run of their own (their kind,
-/// block_sparse_grid.hpp), run the solver's stream-collide kernel (stream_collide.hpp) as on a
-/// block-sparse grid: the boundary blocks among them (at a closed side) with flag words and
-/// bounce-back, the others with neither. The leaf blocks at a jump run the same update with the
-/// coupled pulls in place of the uniform ones. Level l takes two steps per step of level l + 1 after
-/// that level's state is kept and before it steps (Rohde et al. 2006; Neon's recursion, Mahmoud,
-/// Salehipour & Meneghin, IPDPS 2024): the finer level's explosion reads the coarse state of the
-/// step's start, and the coarse level's coalescence reads the finer states kept before and after
-/// the first of its two steps. The coupling moves every population exactly once
-/// (docs/multiresolution.md), so mass and momentum are conserved to rounding.
+/// The time step of a refined grid (refined_grid.hpp): every leaf voxel pulls its populations (the
+/// uniform pull from x - c_i, or the coupled pulls of level_coupling.hpp next to a jump) and
+/// collides with its level's relaxation (level_relaxation.hpp). The leaf blocks away from a jump,
+/// which the level grid keeps as a run of their own (their kind, block_sparse_grid.hpp), run the
+/// solver's stream-collide kernel (stream_collide.hpp) as on a block-sparse grid: the boundary
+/// blocks among them (at a closed side) with flag words and bounce-back, the others with neither.
+/// The leaf blocks at a jump run the same update with the coupled pulls in place of the uniform
+/// ones. Level l takes two steps per step of level l + 1 after that level's state is kept and
+/// before it steps (Rohde et al. 2006; Neon's recursion, Mahmoud, Salehipour & Meneghin, IPDPS
+/// 2024): the finer level's explosion reads the coarse state of the step's start, and the coarse
+/// level's coalescence reads the finer states kept before and after the first of its two steps. The
+/// coupling moves every population exactly once (docs/multiresolution.md), so mass and momentum are
+/// conserved to rounding.
 ///
-/// This is the schedule the disaggregated one (seed 000 §V) must equal bit for bit;
-/// tests/lbm/refined_reference.hpp is its oracle. AB for now; the box's sides periodic or closed
-/// (walls at rest, half-way bounce-back) where no level jump comes next to them; on one rank or on
-/// several: a rank's part of the grid (RefinedGrid's partition constructor, every level cut where
-/// the coarsest is) has a halo block plane on each side of every level, which an exchanger fills
-/// after each kernel of that level. The states a step keeps are copies of a level's populations
-/// made between kernels, halos included, so one exchange a kernel serves them too.
+/// Two schedules launch this (RefinedSchedule): `disaggregated`, stream and collision fused per
+/// voxel with a kernel for each kind of block (seed 000 §V), and `baseline`, stream and collision
+/// as separate passes; they compute the same bits, and tests/lbm/refined_reference.hpp is the
+/// oracle of both. AB for now; the box's sides periodic or closed (walls at rest, half-way
+/// bounce-back) where no level jump comes next to them; on one rank or on several: a rank's part of
+/// the grid (RefinedGrid's partition constructor, every level cut where the coarsest is) has a halo
+/// block plane on each side of every level, which an exchanger fills after each step of that level.
+/// The states a step keeps are copies of a level's populations made between kernels, halos
+/// included, so one exchange a step serves them too.
 
 #include <karman/core/dense/slab_halo_plan.hpp>
 #include <karman/core/field.hpp>
@@ -46,6 +48,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -67,8 +70,10 @@ using RefinedStreamCollide =
 /// but for the populations the coupling tables list for this sub-step (level_coupling.hpp), which
 /// are pulled from their sources: one, or the mean of 2^D in order. The others are pulled as the
 /// uniform kernel pulls them, walls bounced alike, and every voxel relaxes and is stored as there,
-/// so that a uniform level runs the same arithmetic whichever kernel updates a voxel.
-template <class L, class T, class Collision, int B, class MemorySpace, class Feat>
+/// so that a uniform level runs the same arithmetic whichever kernel updates a voxel. Without
+/// `Collides` it stores the pulled populations before any collision (the baseline schedule's
+/// stream pass, RefinedSchedule).
+template <class L, class T, class Collision, int B, class MemorySpace, class Feat, bool Collides = true>
 struct CoupledStreamCollide {
   static_assert(Feat::flags, "karman::lbm::CoupledStreamCollide: jump blocks read their flag words");
   using uniform_type = RefinedStreamCollide<L, T, Collision, B, MemorySpace, Feat>;
@@ -96,7 +101,7 @@ struct CoupledStreamCollide {
       f[i] = e < 0 ? access.pull(v, fl, n, planes, i) : coupled_pull(e, i);
     }
     access.regularize_open_boundary(v, fl, f);
-    uniform.relax(v, f);
+    if constexpr (Collides) uniform.relax(v, f);
     access.store(v, n, planes, f);
   }
 
@@ -116,7 +121,63 @@ struct CoupledStreamCollide {
   }
 };
 
-/// The populations of every level of a refined grid and its step in the baseline schedule.
+/// How a level's step launches its kernels; both compute the same bits.
+enum class RefinedSchedule {
+  /// Stream and collide fused per voxel: the solver's kernel on the leaf blocks away from a jump,
+  /// each kind of block (away from a jump, at one) a run and a kernel of its own (seed 000 §V's
+  /// memory grouping); the jump blocks pull through the coupling tables from the kept states,
+  /// which is what lets them fuse too.
+  disaggregated,
+  /// Stream and collide as separate passes over every leaf block: the pulls, coupled ones
+  /// included (explosion, coalescence), stored before any collision, then the collision in place
+  /// (the unfused algorithm of seed 000's Table V, which the disaggregated one is measured against).
+  baseline,
+};
+
+/// The schedule's name, as a command line and summary.json give it.
+constexpr std::string_view name(RefinedSchedule s) {
+  return s == RefinedSchedule::disaggregated ? "disaggregated" : "baseline";
+}
+
+/// The baseline schedule's stream pass over leaf blocks away from a jump: the uniform kernel's
+/// pull (bounce-back and open boundaries included), stored before any collision.
+template <class L, class T, class Collision, int B, class MemorySpace, class Feat>
+struct RefinedStreamPass {
+  RefinedStreamCollide<L, T, Collision, B, MemorySpace, Feat> uniform;
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+    const auto& access = uniform.access;
+    flag_t fl = 0;
+    if constexpr (Feat::flags) {
+      fl = access.flags(v);
+      if (flags::kind(fl) == CellKind::solid) return;
+    }
+    const BlockNeighbours<L::D, B, MemorySpace> n(v, access.topology);
+    const auto planes = access.plane_spans(v);
+    T f[L::Q];
+    access.load(v, fl, n, planes, f);
+    access.store(v, n, planes, f);
+  }
+};
+
+/// The baseline schedule's collide pass over leaf blocks: the uniform kernel's collision of the
+/// populations the stream pass stored, in place (the kernel's read and written lattices the same).
+template <class L, class T, class Collision, int B, class MemorySpace, class Feat>
+struct RefinedCollidePass {
+  static_assert(Feat::flags, "karman::lbm::RefinedCollidePass: the pass skips solid voxels by their flag words");
+  RefinedStreamCollide<L, T, Collision, B, MemorySpace, Feat> uniform;
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+    const auto& access = uniform.access;
+    if (flags::kind(access.flags(v)) == CellKind::solid) return;
+    T f[L::Q];
+    for (int i = 0; i < L::Q; ++i) f[i] = access.get(v, i);
+    uniform.relax(v, f);
+    for (int i = 0; i < L::Q; ++i) access.put(v, i, f[i]);
+  }
+};
+
+/// The populations of every level of a refined grid and its step.
 template <class L, class T, class Collision, int B, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class RefinedStep {
  public:
@@ -133,10 +194,11 @@ class RefinedStep {
   /// side (LevelCoupling). On a rank's part of a grid,
   /// `halos` fills every level's halo blocks (one exchanger serves every level: an MPI exchanger
   /// between the ranks of the partition); null on one rank, whose level grids wrap their
-  /// periodic sides themselves.
+  /// periodic sides themselves. `schedule` says how the kernels run (RefinedSchedule).
   RefinedStep(const RefinedLevels<Dim>& levels, const grid_type& grid, const RelaxationParams& coarsest,
-              std::unique_ptr<exchanger_type> halos = nullptr)
-      : m_grid(&grid), m_levels(std::size_t(grid.levels())), m_halos(std::move(halos)) {
+              std::unique_ptr<exchanger_type> halos = nullptr,
+              RefinedSchedule schedule = RefinedSchedule::disaggregated)
+      : m_grid(&grid), m_levels(std::size_t(grid.levels())), m_halos(std::move(halos)), m_schedule(schedule) {
     const LevelCoupling<L, B> coupling(levels, grid);
     const int top = grid.levels() - 1;
     for (int l = 0; l <= top; ++l) {
@@ -254,7 +316,13 @@ class RefinedStep {
       advance(l - 1, 1);
     }
     if (!stored) return;
-    if (m_forced) {
+    if (m_schedule == RefinedSchedule::baseline) {
+      if (m_forced) {
+        launch_passes<true>(l, s);
+      } else {
+        launch_passes<false>(l, s);
+      }
+    } else if (m_forced) {
       launch<true>(l, s);
     } else {
       launch<false>(l, s);
@@ -296,6 +364,28 @@ class RefinedStep {
     }
   }
 
+  /// Level l's passes for sub-step s in the baseline schedule, into level.next: the stream pass over
+  /// each owned group's leaf blocks (away from a jump and at one), then the collide pass over them.
+  template <bool Forced>
+  void launch_passes(int l, int s) {
+    using Walls = Features<true, Forced, false, false>;
+    const execution_space space;
+    const auto& grid = m_grid->level(l);
+    constexpr int leaf = int(RefinedBlockRole::leaf), jump = int(RefinedBlockRole::leaf_at_jump);
+    const auto& groups = m_levels[std::size_t(l)].owned_groups;
+    for (const int g : groups) {
+      for_each("karman::refined_stream", grid, grid.group_blocks(g, leaf), space,
+               RefinedStreamPass<L, T, Collision, B, MemorySpace, Walls>{uniform<Walls>(l)});
+      for_each("karman::refined_stream_at_jumps", grid, grid.group_blocks(g, jump), space, coupled<Walls, false>(l, s));
+    }
+    RefinedCollidePass<L, T, Collision, B, MemorySpace, Walls> collide{uniform<Walls>(l)};
+    collide.uniform.access.src = collide.uniform.access.dst;
+    for (const int g : groups) {
+      for (const int kind : {leaf, jump})
+        for_each("karman::refined_collide", grid, grid.group_blocks(g, kind), space, collide);
+    }
+  }
+
   /// The uniform kernel of level l.
   template <class Feat>
   RefinedStreamCollide<L, T, Collision, B, MemorySpace, Feat> uniform(int l) const {
@@ -306,11 +396,12 @@ class RefinedStep {
     return kernel;
   }
 
-  /// The kernel of level l's jump blocks in sub-step s.
-  template <class Feat>
-  CoupledStreamCollide<L, T, Collision, B, MemorySpace, Feat> coupled(int l, int s) const {
+  /// The kernel of level l's jump blocks in sub-step s (without the collision: the baseline's
+  /// stream pass).
+  template <class Feat, bool Collides = true>
+  CoupledStreamCollide<L, T, Collision, B, MemorySpace, Feat, Collides> coupled(int l, int s) const {
     const Level& level = m_levels[std::size_t(l)];
-    CoupledStreamCollide<L, T, Collision, B, MemorySpace, Feat> kernel{
+    CoupledStreamCollide<L, T, Collision, B, MemorySpace, Feat, Collides> kernel{
         uniform<Feat>(l), {}, level.jump_slot, level.coupled, level.pulls, level.sources, s};
     kernel.states[int(CoupledState::own)] = level.f;
     kernel.states[int(CoupledState::own_start)] = level.at_start;
@@ -325,6 +416,7 @@ class RefinedStep {
   const grid_type* m_grid;
   std::vector<Level> m_levels;
   std::unique_ptr<exchanger_type> m_halos;
+  RefinedSchedule m_schedule;
   bool m_forced = false;  ///< a body force: the Guo kernels
 };
 
