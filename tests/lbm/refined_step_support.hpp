@@ -1,6 +1,7 @@
 #pragma once
 // What the tests of the refined step share: populations that differ on every voxel, level and
-// population, the coordinates of a level grid's voxels, and host copies of a level's populations.
+// population, the coordinates of a level grid's voxels, host copies of a level's populations and
+// the mass of every level's leaves.
 #include <karman/core/field.hpp>
 #include <karman/core/refined/refined_grid.hpp>
 #include <karman/lbm/refined_step.hpp>
@@ -53,6 +54,23 @@ auto host_copy(const FieldType& field) {
   auto host = karman::create_mirror_view(field);
   karman::deep_copy(host, field);
   return host;
+}
+
+/// Mass of every level's leaves in finest-voxel units.
+template <class L, class T, class Collision, int B>
+double mass(const lbm::RefinedStep<L, T, Collision, B>& step, const RefinedGrid<L::D, B>& grid) {
+  double sum = 0;
+  for (int l = 0; l < grid.levels(); ++l) {
+    if (grid.empty(l)) continue;
+    const auto host = host_copy(step.populations(l));
+    for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
+      if (!leaf(grid, l, v)) continue;
+      double voxel = 0;
+      for (int i = 0; i < L::Q; ++i) voxel += double(host(v, i));
+      sum += double(index_t(1) << (L::D * l)) * voxel;
+    }
+  }
+  return sum;
 }
 
 }  // namespace karman::test

@@ -62,23 +62,6 @@ TEST(RefinedStep, EqualsTheReferenceStepBitForBit) {
   expect_reference<lbm::D3Q19, 2>(refined_patch<3>({8, 8, 8}, 2, 2, {7.0, 9.0, 8.0}, 4.0), 4, "3D, two levels");
 }
 
-/// Mass of every level's leaves in finest-voxel units.
-template <class L, class T, class Collision, int B>
-double mass(const lbm::RefinedStep<L, T, Collision, B>& step, const RefinedGrid<L::D, B>& grid) {
-  double sum = 0;
-  for (int l = 0; l < grid.levels(); ++l) {
-    if (grid.empty(l)) continue;
-    const auto host = host_copy(step.populations(l));
-    for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
-      if (!leaf(grid, l, v)) continue;
-      double voxel = 0;
-      for (int i = 0; i < L::Q; ++i) voxel += double(host(v, i));
-      sum += double(index_t(1) << (L::D * l)) * voxel;
-    }
-  }
-  return sum;
-}
-
 /// Mass after `steps` coarse steps relative to the start, with populations of a flow at rest
 /// perturbed differently on every voxel.
 template <class L, class T, class Collision, int B>

@@ -22,23 +22,6 @@ namespace {
 using namespace karman;
 using namespace karman::test;  // refined_reference.hpp, refined_step_support.hpp
 
-/// Mass of every level's leaves in finest-voxel units.
-template <class L, class Step, class Grid>
-double mass(const Step& step, const Grid& grid) {
-  double sum = 0;
-  for (int l = 0; l < grid.levels(); ++l) {
-    if (grid.empty(l)) continue;
-    const auto host = host_copy(step.populations(l));
-    for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
-      if (!leaf(grid, l, v)) continue;
-      double voxel = 0;
-      for (int i = 0; i < L::Q; ++i) voxel += host(v, i);
-      sum += double(index_t(1) << (L::D * l)) * voxel;
-    }
-  }
-  return sum;
-}
-
 /// Mass after `steps` coarse steps relative to the start in a box closed on every side, from
 /// populations that differ on every voxel (the fluid sloshes against the walls).
 template <class L>
@@ -48,9 +31,9 @@ double closed_box_mass_change(const RefinedLevels<L::D>& levels, int steps) {
   coarse.omega = 1.6;
   lbm::RefinedStep<L, double, lbm::BGK, 2> step(levels, grid, coarse);
   set_populations(step, grid, initial<L>);
-  const double before = mass<L>(step, grid);
+  const double before = mass(step, grid);
   for (int n = 0; n < steps; ++n) step.step();
-  return (mass<L>(step, grid) - before) / before;
+  return (mass(step, grid) - before) / before;
 }
 
 /// The walls and the coupling move every population once: the mass changes by what the collisions
