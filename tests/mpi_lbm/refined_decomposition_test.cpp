@@ -30,10 +30,12 @@ using namespace karman::test;  // refined_reference.hpp, refined_step_support.hp
 
 class RefinedDecompositionInvariance : public lbm::test::MpiSolverTest {};
 
-/// Steps `levels` `steps` coarse steps on this rank's part and, on every rank alike, on the whole
-/// grid, and compares every owned leaf voxel; the ranks together compare every leaf voxel once.
+/// Steps `levels` `steps` coarse steps on this rank's part in `schedule` and, on every rank alike, on
+/// the whole grid in the disaggregated schedule, and compares every owned leaf voxel; the ranks
+/// together compare every leaf voxel once.
 template <class L, int B>
-void expect_invariant(const RefinedLevels<L::D>& levels, int steps, int rank, int ranks, const std::string& what) {
+void expect_invariant(const RefinedLevels<L::D>& levels, int steps, int rank, int ranks, const std::string& what,
+                      lbm::RefinedSchedule schedule = lbm::RefinedSchedule::disaggregated) {
   using Grid = RefinedGrid<L::D, B>;
   using Step = lbm::RefinedStep<L, double, lbm::BGK, B>;
   using shape = typename Grid::shape_type;
@@ -48,11 +50,12 @@ void expect_invariant(const RefinedLevels<L::D>& levels, int steps, int rank, in
   std::unique_ptr<typename Step::exchanger_type> halos;
   if (ranks > 1) {
     // The exchanger needs the neighbours' ranks only: any slab decomposition of the ranks gives them.
-    const comm::SlabDecomposition neighbours(levels.block_lattice(levels.levels() - 1), MPI_COMM_WORLD,
-                                             comm::SlabEnds::periodic);
+    const comm::SlabDecomposition neighbours(
+        levels.block_lattice(levels.levels() - 1), MPI_COMM_WORLD,
+        levels.periodic(L::D - 1) ? comm::SlabEnds::periodic : comm::SlabEnds::wall);
     halos = std::make_unique<comm::MpiHaloExchanger<typename Step::field_type>>(neighbours);
   }
-  Step step(levels, part, coarse, std::move(halos));
+  Step step(levels, part, coarse, std::move(halos), schedule);
   set_populations(step, part, initial<L>);
   step.exchange_halos();
   for (int n = 0; n < steps; ++n) {
@@ -94,6 +97,10 @@ TEST_F(RefinedDecompositionInvariance, RanksEqualOneRankBitForBit) {
   // Two levels of D3Q19 over 6 coarse block planes, the patch across the middle.
   expect_invariant<lbm::D3Q19, 2>(refined_patch<3>({8, 8, 12}, 2, 2, {7.0, 9.0, 12.0}, 4.0), 4, rank, ranks,
                                   "3D, two levels");
+  // The baseline schedule, and walls: a closed box cut across its walls.
+  const std::array<bool, 3> closed{false, false, false};
+  expect_invariant<lbm::D2Q9, 2>(refined_patch<2>({16, 16, 1}, 2, 3, {30.0, 27.0, 0.0}, 5.0, closed), 6, rank, ranks,
+                                 "2D closed box, baseline schedule", lbm::RefinedSchedule::baseline);
 }
 
 }  // namespace
