@@ -183,7 +183,9 @@ void expect_schedules_equal(const RefinedLevels<L::D>& levels, int steps, bool f
     coarse.force[1] = -2e-5;
   }
   lbm::RefinedStep<L, double, Collision, 2> fused(levels, grid, coarse);
-  lbm::RefinedStep<L, double, Collision, 2> passes(levels, grid, coarse, nullptr, lbm::RefinedSchedule::baseline);
+  lbm::RefinedStepOptions baseline;
+  baseline.schedule = lbm::RefinedSchedule::baseline;
+  lbm::RefinedStep<L, double, Collision, 2> passes(levels, grid, coarse, nullptr, baseline);
   set_populations(fused, grid, initial<L>);
   set_populations(passes, grid, initial<L>);
   for (int n = 0; n < steps; ++n) {

@@ -55,7 +55,9 @@ void expect_invariant(const RefinedLevels<L::D>& levels, int steps, int rank, in
         levels.periodic(L::D - 1) ? comm::SlabEnds::periodic : comm::SlabEnds::wall);
     halos = std::make_unique<comm::MpiHaloExchanger<typename Step::field_type>>(neighbours);
   }
-  Step step(levels, part, coarse, std::move(halos), schedule);
+  lbm::RefinedStepOptions options;
+  options.schedule = schedule;
+  Step step(levels, part, coarse, std::move(halos), options);
   set_populations(step, part, initial<L>);
   step.exchange_halos();
   for (int n = 0; n < steps; ++n) {

@@ -35,11 +35,12 @@
 #include <karman/core/to_device.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/collision.hpp>
-#include <karman/lbm/flag_word.hpp>
 #include <karman/lbm/kernel_features.hpp>
 #include <karman/lbm/level_coupling.hpp>
 #include <karman/lbm/level_relaxation.hpp>
+#include <karman/lbm/refined_geometry.hpp>
 #include <karman/lbm/stream_collide.hpp>
+#include <karman/lbm/update_schedule.hpp>
 #include <karman/lbm/velocity_set.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -177,6 +178,12 @@ struct RefinedCollidePass {
   }
 };
 
+/// How a RefinedStep runs, besides its levels and rates.
+struct RefinedStepOptions {
+  RefinedGeometry geometry;  ///< the walls (none: a fluid box, its closed sides walls at rest)
+  RefinedSchedule schedule = RefinedSchedule::disaggregated;
+};
+
 /// The populations of every level of a refined grid and its step.
 template <class L, class T, class Collision, int B, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class RefinedStep {
@@ -188,19 +195,25 @@ class RefinedStep {
   using shape = BlockShape<Dim, B>;
   using execution_space = typename MemorySpace::execution_space;
 
-  /// The levels of `grid`, built from `levels` (read here only; `grid` must outlive the step),
-  /// the coarsest relaxing at `coarsest`, every population zero; the closed sides of the box are
-  /// walls at rest on every level. Throws karman::Error where a level jump comes next to a closed
-  /// side (LevelCoupling). On a rank's part of a grid,
-  /// `halos` fills every level's halo blocks (one exchanger serves every level: an MPI exchanger
-  /// between the ranks of the partition); null on one rank, whose level grids wrap their
-  /// periodic sides themselves. `schedule` says how the kernels run (RefinedSchedule).
+  /// The levels of `grid`, built from `levels` and `options.geometry` (read here only; `grid` must
+  /// outlive the step, built with refined_boundary(levels, geometry) where there are walls), the
+  /// coarsest relaxing at `coarsest`, every population zero. On a rank's part of a grid, `halos`
+  /// fills every level's halo blocks (one exchanger serves every level: an MPI exchanger between
+  /// the ranks of the partition); null on one rank, whose level grids wrap their periodic sides
+  /// themselves. Throws karman::Error where a wall or a closed side comes next to a level jump
+  /// (LevelCoupling; walls at a jump are not coupled yet), or where the grid's boundary blocks miss
+  /// a wall of the geometry.
   RefinedStep(const RefinedLevels<Dim>& levels, const grid_type& grid, const RelaxationParams& coarsest,
-              std::unique_ptr<exchanger_type> halos = nullptr,
-              RefinedSchedule schedule = RefinedSchedule::disaggregated)
-      : m_grid(&grid), m_levels(std::size_t(grid.levels())), m_halos(std::move(halos)), m_schedule(schedule) {
+              std::unique_ptr<exchanger_type> halos = nullptr, const RefinedStepOptions& options = {})
+      : m_grid(&grid),
+        m_levels(std::size_t(grid.levels())),
+        m_halos(std::move(halos)),
+        m_schedule(options.schedule),
+        m_boundaries(options.geometry.boundaries),
+        m_walls_move(options.geometry.walls_move()) {
     const LevelCoupling<L, B> coupling(levels, grid);
     const int top = grid.levels() - 1;
+    std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>> flag_words(m_levels.size());
     for (int l = 0; l <= top; ++l) {
       Level& level = m_levels[std::size_t(l)];
       const RelaxationParams params = refined_relaxation(coarsest, top - l);
@@ -221,8 +234,10 @@ class RefinedStep {
       if (m_halos) level.halo_plan = slab_halo_plan(groups, Dim - 1, L::towards_upper(), L::towards_lower());
       for (int g = 0; g < groups.size(); ++g)
         if (groups[g].role != GroupRole::halo) level.owned_groups.push_back(g);
-      set_flags(l, levels);
-      set_coupling(l, coupling);
+      flag_words[std::size_t(l)] = set_flags(l, levels, options.geometry);
+    }
+    for (int l = 0; l <= top; ++l) {
+      if (!grid.empty(l)) set_coupling(l, coupling, flag_words);
     }
   }
 
@@ -253,33 +268,72 @@ class RefinedStep {
     Kokkos::View<CoupledSource*, MemorySpace> sources;
   };
 
-  /// Level l's flag words: every voxel fluid, its populations from past a closed side of the box
-  /// bounced (flag_word.hpp, as on the dense and block-sparse grids), whose walls stand at rest.
-  void set_flags(int l, const RefinedLevels<Dim>& levels) {
+  /// Level l's flag words (refined_geometry.hpp), uploaded; returns the host copy. Throws
+  /// karman::Error where a leaf block away from a jump holds a voxel that needs its flag word but
+  /// the grid runs it as a bulk block.
+  Kokkos::View<flag_t*, Kokkos::HostSpace> set_flags(int l, const RefinedLevels<Dim>& levels,
+                                                     const RefinedGeometry& geometry) {
     const auto& grid = m_grid->level(l);
-    const Extents& box = levels.extents(l);
     const std::vector<std::array<int, 3>> velocities = velocity_set<L>();
     Kokkos::View<flag_t*, Kokkos::HostSpace> host("karman::refined_flags", std::size_t(grid.voxel_count()));
+    const BlockRange bulk = grid.span(BlockSet::non_boundary, int(RefinedBlockRole::leaf));
     for (block_index_t b = 0; b < grid.block_count(); ++b) {
       const std::array<int, 3> origin = grid.origin(b);
       for (int local = 0; local < shape::voxels; ++local) {
         std::array<int, 3> x{0, 0, 0};
         for (int a = 0; a < Dim; ++a) x[std::size_t(a)] = origin[std::size_t(a)] + shape::local_coordinate(local, a);
-        const auto outside = [&](const std::array<int, 3>& c) {
-          for (int a = 0; a < Dim; ++a) {
-            const int from = x[std::size_t(a)] - c[std::size_t(a)];
-            if (!levels.periodic(a) && (from < 0 || from >= box.extent(a))) return true;
-          }
-          return false;
-        };
-        host(std::size_t(b) * shape::voxels + std::size_t(local)) =
-            detail::flag_word(CellSpec{}, BoundaryTable{}, velocities, outside);
+        const flag_t word = refined_flag<L>(levels, geometry, l, x, velocities);
+        host(std::size_t(b) * shape::voxels + std::size_t(local)) = word;
+        const bool runs_as_bulk =
+            b >= bulk.begin && b < bulk.end && (grid.grouping() == BlockGrouping::memory || !grid.boundary(b));
+        if (runs_as_bulk && !is_bulk(word)) {
+          throw Error("karman::lbm::RefinedStep: level " + std::to_string(l) + " voxel (" + std::to_string(x[0]) +
+                      ", " + std::to_string(x[1]) + ", " + std::to_string(x[2]) +
+                      ") is a wall or next to one, but its grid runs its block without flag words: build the "
+                      "RefinedGrid with refined_boundary(levels, geometry)");
+        }
       }
     }
     m_levels[std::size_t(l)].flags = Kokkos::create_mirror_view_and_copy(MemorySpace(), host);
+    return host;
   }
 
-  void set_coupling(int l, const LevelCoupling<L, B>& coupling) {
+  /// The level whose lattice a coupled pull of level l reads from `state`.
+  static int level_of(int l, CoupledState state) {
+    if (state == CoupledState::coarser) return l + 1;
+    if (state == CoupledState::finer_half || state == CoupledState::finer_start) return l - 1;
+    return l;
+  }
+
+  /// Throws karman::Error where a coupled pull of level l meets a wall: a source that is a wall,
+  /// or a population the pulling voxel would bounce (walls next to a level jump are not coupled
+  /// yet, docs/multiresolution.md).
+  void refuse_walls_at_jumps(int l, const LevelCoupling<L, B>& coupling,
+                             const std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>>& flag_words) const {
+    const auto refuse = [&](index_t voxel, const char* what) {
+      const std::array<int, 3> origin = m_grid->level(l).origin(block_index_t(voxel / shape::voxels));
+      int x[3] = {origin[0], origin[1], origin[2]};
+      for (int a = 0; a < Dim; ++a) x[a] += shape::local_coordinate(int(voxel % shape::voxels), a);
+      throw Error("karman::lbm::RefinedStep: level " + std::to_string(l) + " voxel (" + std::to_string(x[0]) + ", " +
+                  std::to_string(x[1]) + ", " + std::to_string(x[2]) + ") is next to a level jump and " + what +
+                  "; walls at a level jump are not supported yet: keep the walls a block away from the jumps");
+    };
+    const auto& own = flag_words[std::size_t(l)];
+    for (const CoupledPull& p : coupling.pulls(l)) {
+      const flag_t word = own(std::size_t(p.voxel));
+      if (flags::kind(word) == CellKind::solid) continue;
+      if (flags::blocked(word, p.population)) refuse(p.voxel, "bounces a population the coupling moves");
+      for (std::uint32_t k = 0; k < p.count; ++k) {
+        const CoupledSource& source = coupling.sources(l)[p.first + k];
+        const auto& at = flag_words[std::size_t(level_of(l, source.state))];
+        if (flags::kind(at(std::size_t(source.voxel))) == CellKind::solid) refuse(p.voxel, "pulls from a wall");
+      }
+    }
+  }
+
+  void set_coupling(int l, const LevelCoupling<L, B>& coupling,
+                    const std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>>& flag_words) {
+    refuse_walls_at_jumps(l, coupling, flag_words);
     Level& level = m_levels[std::size_t(l)];
     const auto& grid = m_grid->level(l);
     Kokkos::View<int*, Kokkos::HostSpace> slot("karman::refined_jump_slot", std::size_t(grid.block_count()));
@@ -316,13 +370,7 @@ class RefinedStep {
       advance(l - 1, 1);
     }
     if (!stored) return;
-    if (m_schedule == RefinedSchedule::baseline) {
-      if (m_forced) {
-        launch_passes<true>(l, s);
-      } else {
-        launch_passes<false>(l, s);
-      }
-    } else if (m_forced) {
+    if (m_forced) {
       launch<true>(l, s);
     } else {
       launch<false>(l, s);
@@ -346,8 +394,24 @@ class RefinedStep {
   /// coupled kernel. The overlap blocks are not computed.
   template <bool Forced>
   void launch(int l, int s) {
-    using Walls = Features<true, Forced, false, false>;
-    using Bulk = Features<false, Forced>;
+    if (m_walls_move) {
+      launch<Forced, true>(l, s);
+    } else {
+      launch<Forced, false>(l, s);
+    }
+  }
+  template <bool Forced, bool MovingWalls>
+  void launch(int l, int s) {
+    using Walls = Features<true, Forced, false, MovingWalls>;
+    if (m_schedule == RefinedSchedule::baseline) {
+      launch_passes<Walls>(l, s);
+    } else {
+      launch_fused<Walls>(l, s);
+    }
+  }
+  template <class Walls>
+  void launch_fused(int l, int s) {
+    using Bulk = Features<false, Walls::forced>;
     const execution_space space;
     const auto& grid = m_grid->level(l);
     constexpr int leaf = int(RefinedBlockRole::leaf), jump = int(RefinedBlockRole::leaf_at_jump);
@@ -366,9 +430,8 @@ class RefinedStep {
 
   /// Level l's passes for sub-step s in the baseline schedule, into level.next: the stream pass over
   /// each owned group's leaf blocks (away from a jump and at one), then the collide pass over them.
-  template <bool Forced>
+  template <class Walls>
   void launch_passes(int l, int s) {
-    using Walls = Features<true, Forced, false, false>;
     const execution_space space;
     const auto& grid = m_grid->level(l);
     constexpr int leaf = int(RefinedBlockRole::leaf), jump = int(RefinedBlockRole::leaf_at_jump);
@@ -391,7 +454,7 @@ class RefinedStep {
   RefinedStreamCollide<L, T, Collision, B, MemorySpace, Feat> uniform(int l) const {
     const Level& level = m_levels[std::size_t(l)];
     RefinedStreamCollide<L, T, Collision, B, MemorySpace, Feat> kernel{
-        {level.f, level.next, level.flags, BoundaryTable{}, m_grid->level(l).view()}, level.rates, {}, {}};
+        {level.f, level.next, level.flags, m_boundaries, m_grid->level(l).view()}, level.rates, {}, {}};
     for (int a = 0; a < 3; ++a) kernel.force[a] = level.force[a];
     return kernel;
   }
@@ -417,7 +480,9 @@ class RefinedStep {
   std::vector<Level> m_levels;
   std::unique_ptr<exchanger_type> m_halos;
   RefinedSchedule m_schedule;
-  bool m_forced = false;  ///< a body force: the Guo kernels
+  BoundaryTable m_boundaries;  ///< the walls' velocities by id
+  bool m_walls_move;           ///< a wall moves: the boundary kernels add Ladd's term
+  bool m_forced = false;       ///< a body force: the Guo kernels
 };
 
 }  // namespace karman::lbm

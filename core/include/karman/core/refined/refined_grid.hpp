@@ -15,7 +15,8 @@
 /// coarsest level gives it, on every level (shared cuts), with a halo block plane on each side;
 /// its tables cover the halo blocks too, so that an owned block's coarse neighbourhood reaches
 /// into the coarse level's halo plane. A level's blocks are its leaves and overlap blocks with
-/// every voxel active (geometry comes later).
+/// every voxel active; a classifier of the voxels that need boundary code (walls, inlets: the
+/// solver's knowledge) tells each level's boundary blocks apart.
 
 #include <karman/core/error.hpp>
 #include <karman/core/extents.hpp>
@@ -30,6 +31,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -68,19 +70,25 @@ class RefinedGrid {
   /// Children of a block.
   static constexpr int children_per_block = 1 << Dim;
 
+  /// Whether voxel `voxel` (in its level's coordinates) of level `level` needs boundary code (a
+  /// wall voxel, or one with a wall among its stencil neighbours: BlockSparseGrid's `boundary`);
+  /// empty: none does.
+  using Boundary = std::function<bool(int level, const std::array<int, 3>& voxel)>;
+
   /// Builds every level of `levels` on one rank (blocks of B voxels: its block edge must be B)
   /// and the tables, on the host, copied to MemorySpace. `grouping` tells each level's boundary
-  /// blocks apart (block_sparse_grid.hpp). Throws karman::Error for another block edge.
+  /// blocks apart (block_sparse_grid.hpp), those holding a voxel `boundary` names and those at a
+  /// closed side of the box. Throws karman::Error for another block edge.
   RefinedGrid(const std::string& label, const RefinedLevels<Dim>& levels,
-              BlockGrouping grouping = BlockGrouping::memory)
+              BlockGrouping grouping = BlockGrouping::memory, const Boundary& boundary = {})
       : RefinedGrid(label, levels, BlockPartition(std::vector<double>(std::size_t(coarsest_planes(levels)), 1.0), 1), 0,
-                    grouping) {}
+                    grouping, boundary) {}
 
   /// Builds rank `rank`'s part of every level: the coarsest level's planes `partition` gives it
   /// (cut for instance by refined_plane_work(levels)), scaled to each finer level. Throws
   /// karman::Error for another block edge, or a partition of another number of planes.
   RefinedGrid(const std::string& label, const RefinedLevels<Dim>& levels, const BlockPartition& partition, int rank,
-              BlockGrouping grouping = BlockGrouping::memory) {
+              BlockGrouping grouping = BlockGrouping::memory, const Boundary& boundary = {}) {
     if (levels.block_edge() != B) {
       throw Error("karman::RefinedGrid: the levels' block edge is " + std::to_string(levels.block_edge()) +
                   "; this grid's blocks have " + std::to_string(B) + " voxels along each axis");
@@ -109,7 +117,10 @@ class RefinedGrid {
       if (blocks.empty() && partition.ranks() == 1) continue;
       level.grid.emplace(
           label + "_level" + std::to_string(l), levels.extents(l), periodic, partition.owned(rank, top - l), blocks,
-          [](int, int, int) { return false; }, grouping);
+          [&](int x, int y, int z) {
+            return boundary && boundary(l, {x, y, z});
+          },
+          grouping);
       for (block_index_t b = 0; b < level.grid->block_count(); ++b)
         level.index.emplace(level_block_key(coordinates(*level.grid, b)), b);
     }

@@ -1,0 +1,75 @@
+#pragma once
+/// \file refined_geometry.hpp
+/// What the voxels of a refined grid's levels are: walls (solid voxels with a boundary id, whose
+/// velocity the BoundaryTable gives) or fluid, each level in its own voxels, and the flag word
+/// (cell_flags.hpp) each voxel gets from it, as on the dense and block-sparse grids
+/// (flag_word.hpp): a population is bounced where its source is a wall or lies past a closed side
+/// of the box. The grid's boundary blocks are those holding a voxel whose flag word is not the
+/// bulk's (refined_boundary), so that the solver's kernels read flag words there only.
+
+#include <karman/core/refined/refined_grid.hpp>
+#include <karman/core/refined/refined_levels.hpp>
+#include <karman/lbm/cell_flags.hpp>
+#include <karman/lbm/flag_word.hpp>
+#include <karman/lbm/solver_setup.hpp>
+#include <karman/lbm/update_schedule.hpp>
+#include <karman/lbm/velocity_set.hpp>
+
+#include <array>
+#include <functional>
+#include <vector>
+
+namespace karman::lbm {
+
+/// The walls of a refined grid: `cell(level, voxel)`, in the level's voxel coordinates, says what a
+/// voxel is (all fluid when empty); `boundaries` holds each wall id's velocity (a moving lid). The
+/// closed sides of the box are walls at rest besides, as the block-sparse grid's (outside_flag).
+struct RefinedGeometry {
+  std::function<CellSpec(int level, const std::array<int, 3>& voxel)> cell;
+  BoundaryTable boundaries;
+
+  /// What voxel `voxel` of `level` is.
+  CellSpec at(int level, const std::array<int, 3>& voxel) const { return cell ? cell(level, voxel) : CellSpec{}; }
+
+  /// True when a wall moves (the kernels then add Ladd's term).
+  bool walls_move() const {
+    for (const BoundaryValue& b : boundaries.values) {
+      if (b.u[0] != 0 || b.u[1] != 0 || b.u[2] != 0) return true;
+    }
+    return false;
+  }
+};
+
+/// The flag word of voxel `x` of `level` for lattice L: its kind and id, and its populations
+/// whose source x - c_i is a wall or lies past a closed side bounced (flag_word.hpp).
+template <class L>
+flag_t refined_flag(const RefinedLevels<L::D>& levels, const RefinedGeometry& geometry, int level,
+                    const std::array<int, 3>& x, const std::vector<std::array<int, 3>>& velocities) {
+  const Extents& box = levels.extents(level);
+  return detail::flag_word(geometry.at(level, x), geometry.boundaries, velocities, [&](const std::array<int, 3>& c) {
+    std::array<int, 3> from{0, 0, 0};
+    for (int a = 0; a < L::D; ++a) {
+      const int n = box.extent(a);
+      int f = x[std::size_t(a)] - c[std::size_t(a)];
+      if (f < 0 || f >= n) {
+        if (!levels.periodic(a)) return true;
+        f = ((f % n) + n) % n;
+      }
+      from[std::size_t(a)] = f;
+    }
+    return geometry.at(level, from).kind == CellKind::solid;
+  });
+}
+
+/// The classifier a RefinedGrid tells its boundary blocks apart with: the voxels whose flag word
+/// for lattice L is not the bulk's (a wall, or a voxel that bounces a population). `levels` and
+/// `geometry` must outlive the grid's construction.
+template <class L, int B, class MemorySpace>
+typename RefinedGrid<L::D, B, MemorySpace>::Boundary refined_boundary(const RefinedLevels<L::D>& levels,
+                                                                      const RefinedGeometry& geometry) {
+  return [&levels, &geometry, velocities = velocity_set<L>()](int level, const std::array<int, 3>& voxel) {
+    return !is_bulk(refined_flag<L>(levels, geometry, level, voxel, velocities));
+  };
+}
+
+}  // namespace karman::lbm
