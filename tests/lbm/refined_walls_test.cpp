@@ -8,6 +8,7 @@
 #include <karman/core/refined/refined_grid.hpp>
 #include <karman/lbm/d2q9.hpp>
 #include <karman/lbm/d3q19.hpp>
+#include <karman/lbm/d3q27.hpp>
 #include <karman/lbm/equilibrium.hpp>
 #include <karman/lbm/level_relaxation.hpp>
 #include <karman/lbm/refined_geometry.hpp>
@@ -17,7 +18,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
+#include <numeric>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -49,6 +53,24 @@ TEST(RefinedWalls, ClosedBoxConservesMass) {
   // A ball over two levels in a 32^3 finest box.
   const auto three = refined_patch<3>({16, 16, 16}, 2, 2, {16.0, 15.0, 17.0}, 4.0, closed);
   EXPECT_LT(std::abs(closed_box_mass_change<lbm::D3Q19>(three, 500)), 1e-12);
+}
+
+/// Level jumps that meet the closed sides: the coupling's virtual paths bounce off the sides as
+/// the levels' own pulls do (level_coupling.hpp), so every population keeps one receiver and the
+/// mass moves by the collisions' rounding only, as above: -3.0e-13 of itself after 3000 coarse
+/// steps with the patch across a side, -3.0e-13 with it inside the box, -2.9e-13 unrefined.
+TEST(RefinedWalls, ClosedBoxConservesMassWithJumpsAtTheSides) {
+  const std::array<bool, 3> closed{false, false, false};
+  // Three levels in a 64^2 finest box: a patch across the side x = 0, and one in the corner
+  // (x = 63, y = 0), every level's jumps meeting both sides there.
+  const auto side = refined_patch<2>({16, 16, 1}, 2, 3, {1.0, 30.0, 0.0}, 9.0, closed);
+  EXPECT_LT(std::abs(closed_box_mass_change<lbm::D2Q9>(side, 3000)), 1e-12);
+  const auto corner = refined_patch<2>({16, 16, 1}, 2, 3, {62.0, 2.0, 0.0}, 11.0, closed);
+  EXPECT_LT(std::abs(closed_box_mass_change<lbm::D2Q9>(corner, 3000)), 1e-12);
+  // Two levels in a 32^3 finest box, a ball over an edge of the box (D3Q19 and D3Q27).
+  const auto edge = refined_patch<3>({16, 16, 16}, 2, 2, {1.0, 30.0, 15.0}, 6.0, closed);
+  EXPECT_LT(std::abs(closed_box_mass_change<lbm::D3Q19>(edge, 500)), 1e-12);
+  EXPECT_LT(std::abs(closed_box_mass_change<lbm::D3Q27>(edge, 200)), 1e-12);
 }
 
 /// A channel between walls at y = 0 and y = H (closed sides, half-way bounce-back), periodic along
@@ -106,6 +128,75 @@ TEST(RefinedWalls, PoiseuilleAcrossLevelJumps) {
   // Measured: 9.3e-11 (the transient left), 9.8e-6 after 3000 steps.
   EXPECT_LT(worst, 1e-8) << "largest deviation from the parabola, of its peak";
   EXPECT_LT(worst_across, 1e-9) << "largest velocity across the channel, of the peak";
+}
+
+/// The Poiseuille channel of the test above with the finest level in a band across it, x in
+/// [lo, hi) finest voxels, the jumps meeting both walls: the flow crosses two interfaces. Returns
+/// the largest deviation of a leaf voxel's velocity from the parabola, of its peak, on each level,
+/// and the largest change of the flux through a column along x, of the mean flux.
+struct CrossingResult {
+  double worst[2] = {0, 0};
+  double flux_change = 0;
+};
+template <class Collision>
+CrossingResult poiseuille_through_a_band(int steps) {
+  constexpr int height = 32, length = 64, lo = 24, hi = 40;
+  const RefinedLevels<2> levels(
+      {length / 2, height / 2, 1}, 2, {true, false, false}, 2,
+      [&](int, const LevelBlockCoordinates& at) { return at[0] * 4 + 4 > lo && at[0] * 4 < hi; });
+  const RefinedGrid<2, 2> grid("refined_crossing", levels);
+  lbm::RelaxationParams coarse;
+  coarse.omega = 1.25;
+  coarse.force[0] = 2e-5;
+  lbm::RefinedStep<lbm::D2Q9, double, Collision, 2> step(levels, grid, coarse);
+  const double rest[3] = {0, 0, 0};
+  set_populations(step, grid,
+                  [&](int, const std::array<int, 3>&, int i) { return lbm::equilibrium<lbm::D2Q9>(i, 1.0, rest); });
+  for (int n = 0; n < steps; ++n) step.step();
+
+  const lbm::RelaxationParams finest = lbm::refined_relaxation(coarse, 1);
+  const double nu = (1.0 / finest.omega - 0.5) / 3.0, g = finest.force[0];
+  const auto exact = [&](double y) { return g / (2.0 * nu) * y * (height - y); };
+  const double peak = exact(height / 2.0);
+  CrossingResult result;
+  std::vector<double> flux(length, 0.0);
+  for (int l = 0; l < 2; ++l) {
+    const double force = lbm::refined_relaxation(coarse, 1 - l).force[0];
+    const auto host = host_copy(step.populations(l));
+    for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
+      if (!leaf(grid, l, v)) continue;
+      double rho = 0, jx = 0;
+      for (int i = 0; i < lbm::D2Q9::Q; ++i) {
+        rho += host(v, i);
+        jx += lbm::D2Q9::c(i, 0) * host(v, i);
+      }
+      const std::array<int, 3> x = coordinates(grid, l, v);
+      const double u = (jx - 0.5 * force) / rho, y = (x[1] + 0.5) * double(1 << l);
+      result.worst[l] = std::max(result.worst[l], std::abs(u - exact(y)) / peak);
+      for (int k = 0; k < (1 << l); ++k) flux[std::size_t((x[0] << l) + k)] += (jx - 0.5 * force) * double(1 << l);
+    }
+  }
+  const double mean = std::accumulate(flux.begin(), flux.end(), 0.0) / length;
+  for (const double f : flux) result.flux_change = std::max(result.flux_change, std::abs(f - mean) / mean);
+  return result;
+}
+
+/// The flow crossing a level jump: the coupling's default (the coarse post-collision value
+/// exploded unchanged, the finer values coalesced by their mean, no non-equilibrium rescaling)
+/// leaves a steady defect next to the jumps, an odd-even wave of the mass flux along x in the band
+/// and a profile off the parabola (docs/multiresolution.md). Measured: 3.34 % (finest) and
+/// 2.50 % (coarse) of the peak with TRT, the mass flux through a column off its mean by up to
+/// 1.2e-3; the targets (second order, flux continuous to 1e-6) wait for the coupling's
+/// options. The bounds keep the defect from growing unnoticed, and the steady state is checked.
+TEST(RefinedWalls, PoiseuilleThroughABand) {
+  const CrossingResult steady = poiseuille_through_a_band<lbm::TRT>(4000);
+  const CrossingResult later = poiseuille_through_a_band<lbm::TRT>(6000);
+  std::cout << "finest " << later.worst[0] << ", coarse " << later.worst[1] << " of the peak; flux off its mean by "
+            << later.flux_change << '\n';
+  EXPECT_LT(std::abs(later.worst[0] - steady.worst[0]), 1e-6) << "not steady";
+  EXPECT_LT(later.worst[0], 0.035);
+  EXPECT_LT(later.worst[1], 0.026);
+  EXPECT_LT(later.flux_change, 1.3e-3);
 }
 
 /// Two levels in a closed 2D box of 32 finest voxels a side: the finest within 8 voxels of its

@@ -18,8 +18,13 @@
 /// §V, the disaggregated schedule). tests/lbm/refined_reference.hpp steps the same coupling over
 /// dense arrays; lbm_level_coupling_test checks that both give the same sources everywhere.
 ///
-/// Built on the host for the owned blocks of a rank's grid; the boxes are periodic or the jumps
-/// keep away from their closed sides (walls next to a jump come with the wall handling).
+/// A closed side of the box bounces the virtual paths back as it bounces a level's own pulls
+/// (half-way bounce-back, at rest): a path that would leave the box turns back in place, the
+/// population reversed, so a jump may meet a closed side (a band refined along a wall, a patch
+/// touching it) and every population still has one receiver. Walls inside the box (solid voxels)
+/// next to a jump are not coupled yet (refined_step.hpp refuses them).
+///
+/// Built on the host for the owned blocks of a rank's grid.
 
 #include <karman/core/error.hpp>
 #include <karman/core/refined/refined_grid.hpp>
@@ -42,12 +47,14 @@ enum class CoupledState : std::uint8_t {
 };
 
 /// One value a coupled pull reads: population i (the pull's) of `voxel` of the level `state`
-/// names, as a voxel index of that level's grid (block * B^Dim + local).
+/// names, as a voxel index of that level's grid (block * B^Dim + local), or its opposite
+/// population where the path was bounced back off a closed side of the box (`reversed`).
 struct CoupledSource {
   CoupledState state = CoupledState::own;
   index_t voxel = 0;
+  bool reversed = false;
   friend bool operator==(const CoupledSource& a, const CoupledSource& b) {
-    return a.state == b.state && a.voxel == b.voxel;
+    return a.state == b.state && a.voxel == b.voxel && a.reversed == b.reversed;
   }
 };
 
@@ -68,8 +75,7 @@ class LevelCoupling {
   static constexpr int children = 1 << Dim;
 
   /// The tables of the owned blocks of `grid`, built from `levels`. Throws karman::Error where a
-  /// path leaves the box through a closed side next to a jump, or reaches a block the grid does not
-  /// store.
+  /// path reaches a block the grid does not store.
   template <class MemorySpace>
   LevelCoupling(const RefinedLevels<Dim>& levels, const RefinedGrid<Dim, B, MemorySpace>& grid) {
     m_pulls.resize(std::size_t(grid.levels()));
@@ -143,22 +149,38 @@ class LevelCoupling {
     return at;
   }
 
+  /// A path traced back one step of level l: where population `i` arriving at `at` was a step
+  /// before, and which population it was then. Past a closed side it was at `at` itself, going
+  /// the other way (half-way bounce-back).
+  struct Trace {
+    std::array<int, 3> at;
+    int population;
+  };
+  static Trace back_step(const RefinedLevels<Dim>& levels, int l, const Trace& t) {
+    const auto from = back(t.at, t.population, 1);
+    if (cover(levels, l, from) == LevelCover::outside) return {t.at, L::opposite(t.population)};
+    return {from, t.population};
+  }
+
   /// The source of population i reaching voxel x of level l from its own level or the next
-  /// coarser one in sub-step s.
+  /// coarser one in sub-step s: one step back, a leaf of level l, or, in coarser space, the
+  /// coarser voxel there (first sub-step) or what stood a second step back (second sub-step).
   template <class Grid>
   static CoupledSource own_or_coarser(const RefinedLevels<Dim>& levels, const Grid& grid, int l,
                                       const std::array<int, 3>& x, int i, int s) {
-    const auto p1 = back(x, i, 1);
-    const LevelCover c1 = cover(levels, l, p1);
-    if (c1 == LevelCover::leaf) return {CoupledState::own, voxel_of(levels, grid, l, p1)};
+    const Trace t1 = back_step(levels, l, {x, i});
+    const LevelCover c1 = cover(levels, l, t1.at);
+    if (c1 == LevelCover::leaf) return {CoupledState::own, voxel_of(levels, grid, l, t1.at), t1.population != i};
     if (c1 != LevelCover::coarser) {
-      throw Error("karman::lbm::LevelCoupling: a path leaves the box through a closed side next to a level jump");
+      throw Error("karman::lbm::LevelCoupling: level " + std::to_string(l) +
+                  " pulls from a finer level's space two levels away (the 2:1 balance is broken)");
     }
-    const auto source = s == 0 ? p1 : back(x, i, 2);
-    if (s == 1 && cover(levels, l, source) == LevelCover::leaf) {
-      return {CoupledState::own_start, voxel_of(levels, grid, l, source)};
+    const Trace source = s == 0 ? t1 : back_step(levels, l, t1);
+    const bool reversed = source.population != i;
+    if (s == 1 && cover(levels, l, source.at) == LevelCover::leaf) {
+      return {CoupledState::own_start, voxel_of(levels, grid, l, source.at), reversed};
     }
-    return {CoupledState::coarser, voxel_of(levels, grid, l + 1, parent(levels, l, source))};
+    return {CoupledState::coarser, voxel_of(levels, grid, l + 1, parent(levels, l, source.at)), reversed};
   }
 
   /// The sources of population i of voxel x of level l in sub-step s (docs/multiresolution.md).
@@ -171,12 +193,12 @@ class LevelCoupling {
       for (int k = 0; k < children; ++k) {
         std::array<int, 3> y{0, 0, 0};
         for (int a = 0; a < Dim; ++a) y[std::size_t(a)] = 2 * x[std::size_t(a)] + ((k >> a) & 1);
-        const auto q1 = back(y, i, 1), q2 = back(y, i, 2);
-        if (cover(levels, l - 1, q1) == LevelCover::leaf) {
-          out.push_back({CoupledState::finer_half, voxel_of(levels, grid, l - 1, q1)});
+        const Trace q1 = back_step(levels, l - 1, {y, i}), q2 = back_step(levels, l - 1, q1);
+        if (cover(levels, l - 1, q1.at) == LevelCover::leaf) {
+          out.push_back({CoupledState::finer_half, voxel_of(levels, grid, l - 1, q1.at), q1.population != i});
           finer = true;
-        } else if (cover(levels, l - 1, q2) == LevelCover::leaf) {
-          out.push_back({CoupledState::finer_start, voxel_of(levels, grid, l - 1, q2)});
+        } else if (cover(levels, l - 1, q2.at) == LevelCover::leaf) {
+          out.push_back({CoupledState::finer_start, voxel_of(levels, grid, l - 1, q2.at), q2.population != i});
           finer = true;
         } else {
           out.push_back(own_or_coarser(levels, grid, l, x, i, s));
@@ -192,7 +214,8 @@ class LevelCoupling {
            int i) {
     const auto first = sources_of(levels, grid, l, x, i, 0), second = sources_of(levels, grid, l, x, i, 1);
     if (first == second) {
-      // One source on the own level is always x - c_i: the uniform pull, no entry.
+      // One source on the own level is always x - c_i, or x itself reversed where x - c_i lies
+      // past a closed side: the uniform pull (bounce-back included), no entry.
       if (first.size() > 1 || first[0].state != CoupledState::own) push(l, voxel, i, 3, first);
       return;
     }

@@ -109,16 +109,16 @@ struct CoupledStreamCollide {
   /// Population i of coupled pull e: its one source, or the mean of its sources in order.
   KOKKOS_INLINE_FUNCTION T coupled_pull(int e, int i) const {
     const CoupledPull p = pulls(e);
-    if (p.count == 1) {
-      const CoupledSource s = sources(p.first);
-      return states[int(s.state)](s.voxel, i);
-    }
+    if (p.count == 1) return value(sources(p.first), i);
     T sum = 0;
-    for (std::uint32_t k = 0; k < p.count; ++k) {
-      const CoupledSource s = sources(p.first + k);
-      sum += states[int(s.state)](s.voxel, i);
-    }
+    for (std::uint32_t k = 0; k < p.count; ++k) sum += value(sources(p.first + k), i);
     return sum / T(p.count);
+  }
+
+  /// What source s holds of population i: population i, or its opposite where the source's path
+  /// was bounced off a closed side (at rest: no moving-wall term).
+  KOKKOS_INLINE_FUNCTION T value(const CoupledSource& s, int i) const {
+    return states[int(s.state)](s.voxel, s.reversed ? L::opposite(i) : i);
   }
 };
 
@@ -200,9 +200,9 @@ class RefinedStep {
   /// coarsest relaxing at `coarsest`, every population zero. On a rank's part of a grid, `halos`
   /// fills every level's halo blocks (one exchanger serves every level: an MPI exchanger between
   /// the ranks of the partition); null on one rank, whose level grids wrap their periodic sides
-  /// themselves. Throws karman::Error where a wall or a closed side comes next to a level jump
-  /// (LevelCoupling; walls at a jump are not coupled yet), or where the grid's boundary blocks miss
-  /// a wall of the geometry.
+  /// themselves. A level jump may meet a closed side of the box (at rest); throws karman::Error
+  /// where a wall voxel comes next to a level jump (not coupled yet), or where the grid's boundary
+  /// blocks miss a wall of the geometry.
   RefinedStep(const RefinedLevels<Dim>& levels, const grid_type& grid, const RelaxationParams& coarsest,
               std::unique_ptr<exchanger_type> halos = nullptr, const RefinedStepOptions& options = {})
       : m_grid(&grid),
@@ -237,7 +237,7 @@ class RefinedStep {
       flag_words[std::size_t(l)] = set_flags(l, levels, options.geometry);
     }
     for (int l = 0; l <= top; ++l) {
-      if (!grid.empty(l)) set_coupling(l, coupling, flag_words);
+      if (!grid.empty(l)) set_coupling(l, levels, coupling, flag_words);
     }
   }
 
@@ -305,35 +305,58 @@ class RefinedStep {
     return l;
   }
 
-  /// Throws karman::Error where a coupled pull of level l meets a wall: a source that is a wall,
-  /// or a population the pulling voxel would bounce (walls next to a level jump are not coupled
-  /// yet, docs/multiresolution.md).
-  void refuse_walls_at_jumps(int l, const LevelCoupling<L, B>& coupling,
+  /// Throws karman::Error where a coupled pull of level l meets a wall inside the box: a source
+  /// that is a wall, or a population the pulling voxel would bounce off a wall voxel (the tables
+  /// bounce the paths off the box's closed sides only; walls inside the box next to a level jump
+  /// are not coupled yet, docs/multiresolution.md). Also where the wall of id 0, which stands past
+  /// the closed sides, moves and a coupled path bounces off it.
+  void refuse_walls_at_jumps(int l, const RefinedLevels<Dim>& levels, const LevelCoupling<L, B>& coupling,
                              const std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>>& flag_words) const {
-    const auto refuse = [&](index_t voxel, const char* what) {
-      const std::array<int, 3> origin = m_grid->level(l).origin(block_index_t(voxel / shape::voxels));
-      int x[3] = {origin[0], origin[1], origin[2]};
-      for (int a = 0; a < Dim; ++a) x[a] += shape::local_coordinate(int(voxel % shape::voxels), a);
-      throw Error("karman::lbm::RefinedStep: level " + std::to_string(l) + " voxel (" + std::to_string(x[0]) + ", " +
-                  std::to_string(x[1]) + ", " + std::to_string(x[2]) + ") is next to a level jump and " + what +
-                  "; walls at a level jump are not supported yet: keep the walls a block away from the jumps");
+    const auto at = [&](index_t voxel) {
+      std::array<int, 3> x = m_grid->level(l).origin(block_index_t(voxel / shape::voxels));
+      for (int a = 0; a < Dim; ++a) x[std::size_t(a)] += shape::local_coordinate(int(voxel % shape::voxels), a);
+      return x;
     };
+    const auto refuse = [&](index_t voxel, const std::string& what) {
+      const std::array<int, 3> x = at(voxel);
+      throw Error("karman::lbm::RefinedStep: level " + std::to_string(l) + " voxel (" + std::to_string(x[0]) + ", " +
+                  std::to_string(x[1]) + ", " + std::to_string(x[2]) + ") is next to a level jump and " + what);
+    };
+    const char* inside = "; walls inside the box at a level jump are not supported yet: keep them a block away";
+    const BoundaryValue& sides = m_boundaries[0];
+    const bool sides_move = sides.u[0] != 0 || sides.u[1] != 0 || sides.u[2] != 0;
+    const Extents& box = levels.extents(l);
     const auto& own = flag_words[std::size_t(l)];
     for (const CoupledPull& p : coupling.pulls(l)) {
       const flag_t word = own(std::size_t(p.voxel));
       if (flags::kind(word) == CellKind::solid) continue;
-      if (flags::blocked(word, p.population)) refuse(p.voxel, "bounces a population the coupling moves");
+      if (flags::blocked(word, p.population)) {
+        std::array<int, 3> from = at(p.voxel);
+        bool past_a_side = false;
+        for (int a = 0; a < Dim; ++a) {
+          const int c = from[std::size_t(a)] - L::c(p.population, a);
+          past_a_side = past_a_side || (!levels.periodic(a) && (c < 0 || c >= box.extent(a)));
+        }
+        if (!past_a_side) refuse(p.voxel, std::string("bounces a population off a wall voxel") + inside);
+      }
       for (std::uint32_t k = 0; k < p.count; ++k) {
         const CoupledSource& source = coupling.sources(l)[p.first + k];
-        const auto& at = flag_words[std::size_t(level_of(l, source.state))];
-        if (flags::kind(at(std::size_t(source.voxel))) == CellKind::solid) refuse(p.voxel, "pulls from a wall");
+        const auto& words = flag_words[std::size_t(level_of(l, source.state))];
+        if (flags::kind(words(std::size_t(source.voxel))) == CellKind::solid) {
+          refuse(p.voxel, std::string("pulls from a wall voxel") + inside);
+        }
+        if (source.reversed && sides_move) {
+          refuse(p.voxel,
+                 "bounces a path off a closed side, whose wall (boundary id 0) moves; the coupling bounces "
+                 "off walls at rest only");
+        }
       }
     }
   }
 
-  void set_coupling(int l, const LevelCoupling<L, B>& coupling,
+  void set_coupling(int l, const RefinedLevels<Dim>& levels, const LevelCoupling<L, B>& coupling,
                     const std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>>& flag_words) {
-    refuse_walls_at_jumps(l, coupling, flag_words);
+    refuse_walls_at_jumps(l, levels, coupling, flag_words);
     Level& level = m_levels[std::size_t(l)];
     const auto& grid = m_grid->level(l);
     Kokkos::View<int*, Kokkos::HostSpace> slot("karman::refined_jump_slot", std::size_t(grid.block_count()));
