@@ -259,7 +259,8 @@ CavityResult run_to_steady(const RefinedCavity& cavity, const std::string& re) {
     index_t leaves = 0;
     for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) leaves += leaf(grid, l, v) ? 1 : 0;
     result.updates += double(leaves) * double(result.steps) * double(1 << (grid.levels() - 1 - l));
-    std::cout << " level " << l << " " << leaves << " leaf voxels;";
+    std::cout << " level " << l << " " << leaves << " leaf voxels (" << grid.level(l).voxel_count() << " stored, "
+              << step.kept_voxels(l) << " kept);";
   }
   std::cout << " " << result.steps << " coarse steps, " << result.updates << " voxel updates; max |u - u_Ghia|/U "
             << result.u << ", max |v - v_Ghia|/U " << result.v << '\n';

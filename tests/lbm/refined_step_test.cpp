@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <string>
 
 namespace {
@@ -222,6 +223,39 @@ TEST(RefinedStep, LevelRefinedEverywhere) {
   const RefinedLevels<2> everywhere({8, 6, 1}, 2, {true, true, true}, 2,
                                     [](int, const LevelBlockCoordinates&) { return true; });
   expect_reference<lbm::D2Q9, 2>(everywhere, 3, "refined everywhere");
+}
+
+/// The kept states hold the voxels the coupled pulls read only, all within the jump blocks, not
+/// whole lattices (measured on these small grids, mostly interface: 84 of the finest level's 384
+/// voxels and 68 of the middle level's 244 in 2D, 608 of 1 152 in 3D).
+TEST(RefinedStep, KeepsOnlyTheVoxelsTheCouplingReads) {
+  const auto expect_kept = [](const auto& levels, const auto& grid, const auto& step, const std::string& what) {
+    for (int l = 0; l < grid.levels(); ++l) {
+      if (grid.empty(l)) continue;
+      const auto& level = grid.level(l);
+      index_t at_jumps = 0;
+      for (block_index_t b = 0; b < level.block_count(); ++b)
+        at_jumps +=
+            grid.role(l, b) == RefinedBlockRole::leaf_at_jump ? index_t(level.voxel_count() / level.block_count()) : 0;
+      std::cout << what << " level " << l << ": " << step.kept_voxels(l) << " kept of " << level.voxel_count()
+                << " voxels, " << at_jumps << " in jump blocks\n";
+      // The coarsest level's states are read by no coarser level and none of its voxels pulls
+      // from a state of its own start.
+      if (l + 1 < grid.levels()) {
+        EXPECT_GT(step.kept_voxels(l), 0) << what << " level " << l;
+      }
+      EXPECT_LE(step.kept_voxels(l), at_jumps) << what << " level " << l;
+    }
+    (void)levels;
+  };
+  const auto two = refined_patch<2>({16, 16, 1}, 2, 3, {30.0, 27.0, 0.0}, 9.0);
+  const RefinedGrid<2, 2> grid2("kept_2d", two);
+  const lbm::RefinedStep<lbm::D2Q9, double, lbm::BGK, 2> step2(two, grid2, lbm::RelaxationParams{});
+  expect_kept(two, grid2, step2, "2D");
+  const auto three = refined_patch<3>({8, 8, 8}, 2, 2, {7.0, 9.0, 8.0}, 4.0);
+  const RefinedGrid<3, 2> grid3("kept_3d", three);
+  const lbm::RefinedStep<lbm::D3Q19, double, lbm::BGK, 2> step3(three, grid3, lbm::RelaxationParams{});
+  expect_kept(three, grid3, step3, "3D");
 }
 
 }  // namespace

@@ -18,11 +18,12 @@
 /// voxel with a kernel for each kind of block (seed 000 §V), and `baseline`, stream and collision
 /// as separate passes; they compute the same bits, and tests/lbm/refined_reference.hpp is the
 /// oracle of both. AB for now; the box's sides periodic or closed (walls at rest, half-way
-/// bounce-back) where no level jump comes next to them; on one rank or on several: a rank's part of
-/// the grid (RefinedGrid's partition constructor, every level cut where the coarsest is) has a halo
-/// block plane on each side of every level, which an exchanger fills after each step of that level.
-/// The states a step keeps are copies of a level's populations made between kernels, halos
-/// included, so one exchange a step serves them too.
+/// bounce-back, which the jumps may meet), walls inside the box a block away from the jumps; on one
+/// rank or on several: a rank's part of the grid (RefinedGrid's partition constructor, every level
+/// cut where the coarsest is) has a halo block plane on each side of every level, which an
+/// exchanger fills after each step of that level. The states a step keeps are copies, made between
+/// kernels, of the voxels the coupled pulls read from them (halo voxels included, so one exchange a
+/// step serves them too), a slot each, not whole lattices.
 
 #include <karman/core/dense/slab_halo_plan.hpp>
 #include <karman/core/field.hpp>
@@ -45,6 +46,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -178,6 +180,18 @@ struct RefinedCollidePass {
   }
 };
 
+/// Copies the populations of the voxels a level's kept state holds (`kept`: a voxel of the level
+/// grid a slot) from the level's lattice into the kept state.
+template <class T, class MemorySpace, int Q>
+struct KeepStates {
+  RefinedField<T, MemorySpace> from, into;
+  Kokkos::View<const index_t*, MemorySpace> kept;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t slot) const {
+    const index_t voxel = kept(slot);
+    for (int i = 0; i < Q; ++i) into(slot, i) = from(voxel, i);
+  }
+};
+
 /// How a RefinedStep runs, besides its levels and rates.
 struct RefinedStepOptions {
   RefinedGeometry geometry;  ///< the walls (none: a fluid box, its closed sides walls at rest)
@@ -227,8 +241,6 @@ class RefinedStep {
       const std::string name = "karman::refined_level" + std::to_string(l);
       level.f = field_type(name, groups, L::Q);
       level.next = field_type(name + "_next", groups, L::Q);
-      level.at_start = field_type(name + "_at_start", groups, L::Q);
-      level.at_half = field_type(name + "_at_half", groups, L::Q);
       // The AB plan of a block-sparse solver (halo_plans.hpp): the populations crossing towards
       // each neighbour leave through the shared blocks facing it into its halo blocks facing back.
       if (m_halos) level.halo_plan = slab_halo_plan(groups, Dim - 1, L::towards_upper(), L::towards_lower());
@@ -236,10 +248,18 @@ class RefinedStep {
         if (groups[g].role != GroupRole::halo) level.owned_groups.push_back(g);
       flag_words[std::size_t(l)] = set_flags(l, levels, options.geometry);
     }
+    std::vector<std::vector<CoupledSource>> sources(m_levels.size());
+    for (int l = 0; l <= top; ++l) sources[std::size_t(l)] = coupling.sources(l);
+    keep_only_what_is_read(sources);
     for (int l = 0; l <= top; ++l) {
-      if (!grid.empty(l)) set_coupling(l, levels, coupling, flag_words);
+      if (!grid.empty(l)) set_coupling(l, levels, coupling, sources[std::size_t(l)], flag_words);
     }
   }
+
+  /// The voxels of `level` whose populations the step keeps between kernels (the states at the
+  /// start of the coarser level's step and after the first of its own two steps): those the coupled
+  /// pulls read, next to the jumps.
+  index_t kept_voxels(int level) const { return index_t(m_levels.at(std::size_t(level)).kept.extent(0)); }
 
   /// The post-collision populations of `level` (voxel of its grid, population).
   field_type populations(int level) const { return m_levels.at(std::size_t(level)).f; }
@@ -257,7 +277,9 @@ class RefinedStep {
 
  private:
   struct Level {
-    field_type f, next, at_start, at_half;
+    field_type f, next;
+    field_type at_start, at_half;              ///< the kept states, a slot a kept voxel
+    Kokkos::View<index_t*, MemorySpace> kept;  ///< the level grid's voxel of each slot
     HaloPlan halo_plan;
     std::vector<int> owned_groups;             ///< the level grid's interior and shared groups
     Kokkos::View<flag_t*, MemorySpace> flags;  ///< a flag word a voxel of the level grid (cell_flags.hpp)
@@ -267,6 +289,56 @@ class RefinedStep {
     Kokkos::View<CoupledPull*, MemorySpace> pulls;
     Kokkos::View<CoupledSource*, MemorySpace> sources;
   };
+
+  /// Gives every level kept states for the voxels the coupled pulls read from them only (a level's
+  /// own state at the coarser step's start, and the finer level's states the coalescence reads),
+  /// and points those sources at the slots: the kept states are copies of a few voxels next to
+  /// the jumps, not lattices.
+  void keep_only_what_is_read(std::vector<std::vector<CoupledSource>>& sources) {
+    const int levels = int(m_levels.size());
+    const auto kept_level = [](int l, CoupledState state) {
+      if (state == CoupledState::own_start) return l;
+      if (state == CoupledState::finer_half || state == CoupledState::finer_start) return l - 1;
+      return -1;
+    };
+    std::vector<std::vector<index_t>> kept(m_levels.size());
+    for (int l = 0; l < levels; ++l) {
+      for (const CoupledSource& source : sources[std::size_t(l)]) {
+        const int k = kept_level(l, source.state);
+        if (k >= 0) kept[std::size_t(k)].push_back(source.voxel);
+      }
+    }
+    for (auto& voxels : kept) {
+      std::sort(voxels.begin(), voxels.end());
+      voxels.erase(std::unique(voxels.begin(), voxels.end()), voxels.end());
+    }
+    for (int l = 0; l < levels; ++l) {
+      for (CoupledSource& source : sources[std::size_t(l)]) {
+        const int k = kept_level(l, source.state);
+        if (k < 0) continue;
+        const auto& voxels = kept[std::size_t(k)];
+        source.voxel = index_t(std::lower_bound(voxels.begin(), voxels.end(), source.voxel) - voxels.begin());
+      }
+    }
+    for (int l = 0; l < levels; ++l) {
+      if (m_grid->empty(l)) continue;
+      Level& level = m_levels[std::size_t(l)];
+      const auto& voxels = kept[std::size_t(l)];
+      const std::string name = "karman::refined_level" + std::to_string(l);
+      level.at_start = field_type(name + "_at_start", GroupTable::single(index_t(voxels.size())), L::Q);
+      level.at_half = field_type(name + "_at_half", GroupTable::single(index_t(voxels.size())), L::Q);
+      level.kept = to_device<MemorySpace>(name + "_kept", voxels);
+    }
+  }
+
+  /// Copies level l's voxels its kept states hold from its lattice into `state`.
+  void keep(int l, const field_type& state) {
+    const Level& level = m_levels[std::size_t(l)];
+    if (level.kept.extent(0) == 0) return;
+    Kokkos::parallel_for("karman::refined_keep_states",
+                         Kokkos::RangePolicy<execution_space>(0, index_t(level.kept.extent(0))),
+                         KeepStates<T, MemorySpace, L::Q>{level.f, state, level.kept});
+  }
 
   /// Level l's flag words (refined_geometry.hpp), uploaded; returns the host copy. Throws
   /// karman::Error where a leaf block away from a jump holds a voxel that needs its flag word but
@@ -354,7 +426,10 @@ class RefinedStep {
     }
   }
 
+  /// Level l's coupling tables, uploaded: `sources` are the coupling's, the kept states' slots in
+  /// place of their voxels (keep_only_what_is_read).
   void set_coupling(int l, const RefinedLevels<Dim>& levels, const LevelCoupling<L, B>& coupling,
+                    const std::vector<CoupledSource>& sources,
                     const std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>>& flag_words) {
     refuse_walls_at_jumps(l, levels, coupling, flag_words);
     Level& level = m_levels[std::size_t(l)];
@@ -378,18 +453,18 @@ class RefinedStep {
     level.jump_slot = Kokkos::create_mirror_view_and_copy(MemorySpace(), slot);
     level.coupled = Kokkos::create_mirror_view_and_copy(MemorySpace(), coupled);
     level.pulls = to_device<MemorySpace>("karman::refined_pulls", pulls);
-    level.sources = to_device<MemorySpace>("karman::refined_sources", coupling.sources(l));
+    level.sources = to_device<MemorySpace>("karman::refined_sources", sources);
   }
 
   /// Level l's step, sub-step s of the next coarser level's (0 on the coarsest level).
   void advance(int l, int s) {
     Level& level = m_levels[std::size_t(l)];
     const bool stored = !m_grid->empty(l);
-    if (s == 0 && stored) deep_copy(level.at_start, level.f);
+    if (s == 0 && stored) keep(l, level.at_start);
     if (l > 0) {
       advance(l - 1, 0);
       Level& finer = m_levels[std::size_t(l - 1)];
-      if (!m_grid->empty(l - 1)) deep_copy(finer.at_half, finer.f);
+      if (!m_grid->empty(l - 1)) keep(l - 1, finer.at_half);
       advance(l - 1, 1);
     }
     if (!stored) return;
