@@ -32,6 +32,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,9 +54,35 @@ struct CoupledSource {
   CoupledState state = CoupledState::own;
   index_t voxel = 0;
   bool reversed = false;
+  /// With the linear explosion, the source stands for one child of `voxel` (a virtual voxel of the
+  /// finer level) and reads the voxel's value plus its gradient times the child's offset: the
+  /// index of that child's ExplosionStencil among the level's; -1: the voxel's value alone.
+  std::int32_t stencil = -1;
   friend bool operator==(const CoupledSource& a, const CoupledSource& b) {
-    return a.state == b.state && a.voxel == b.voxel && a.reversed == b.reversed;
+    return a.state == b.state && a.voxel == b.voxel && a.reversed == b.reversed && a.stencil == b.stencil;
   }
+};
+
+/// How the coupling hands a coarser voxel's value to the finer voxels of its space.
+enum class Explosion : std::uint8_t {
+  /// The same value to every finer voxel (Rohde et al. 2006, Neon): exact for populations at
+  /// equilibrium, first order where the field varies along a jump.
+  constant,
+  /// The value plus its gradient along the jump (central differences over the coarser voxel's
+  /// neighbours of its level, where both are leaves) times the finer voxel's offset from its centre
+  /// (±1/4 of the coarser voxel along each axis), as waLBerla offers. The offsets of a voxel's children
+  /// cancel, so the mass a coarser population brings is unchanged, provided every read of a
+  /// virtual voxel names its child (docs/multiresolution.md).
+  linear,
+};
+
+/// The gradient stencil of a virtual child of a voxel: the voxel's neighbours of its level along
+/// each axis where both are leaves (-1 elsewhere: no gradient along that axis), and the child's
+/// side of the centre along each axis.
+struct ExplosionStencil {
+  index_t below[3] = {-1, -1, -1};
+  index_t above[3] = {-1, -1, -1};
+  std::int8_t side[3] = {0, 0, 0};  ///< -1 or +1 (0 past the lattice's dimensions)
 };
 
 /// A population of a voxel whose pull is not its level's uniform pull: the mean of its sources.
@@ -77,9 +104,13 @@ class LevelCoupling {
   /// The tables of the owned blocks of `grid`, built from `levels`. Throws karman::Error where a
   /// path reaches a block the grid does not store.
   template <class MemorySpace>
-  LevelCoupling(const RefinedLevels<Dim>& levels, const RefinedGrid<Dim, B, MemorySpace>& grid) {
+  LevelCoupling(const RefinedLevels<Dim>& levels, const RefinedGrid<Dim, B, MemorySpace>& grid,
+                Explosion explosion = Explosion::constant)
+      : m_explosion(explosion) {
     m_pulls.resize(std::size_t(grid.levels()));
     m_sources.resize(std::size_t(grid.levels()));
+    m_stencils.resize(std::size_t(grid.levels()));
+    m_stencil_index.resize(std::size_t(grid.levels()));
     for (int l = 0; l < grid.levels(); ++l) {
       if (grid.empty(l)) continue;
       const auto& level = grid.level(l);
@@ -103,6 +134,9 @@ class LevelCoupling {
   const std::vector<CoupledPull>& pulls(int level) const { return m_pulls.at(std::size_t(level)); }
   /// The sources the pulls of `level` index.
   const std::vector<CoupledSource>& sources(int level) const { return m_sources.at(std::size_t(level)); }
+  /// The gradient stencils the sources of `level` index (linear explosion), their voxels in the
+  /// grid of the level each source's state belongs to.
+  const std::vector<ExplosionStencil>& stencils(int level) const { return m_stencils.at(std::size_t(level)); }
 
  private:
   /// `at` moved by -k c_i.
@@ -166,8 +200,8 @@ class LevelCoupling {
   /// coarser one in sub-step s: one step back, a leaf of level l, or, in coarser space, the
   /// coarser voxel there (first sub-step) or what stood a second step back (second sub-step).
   template <class Grid>
-  static CoupledSource own_or_coarser(const RefinedLevels<Dim>& levels, const Grid& grid, int l,
-                                      const std::array<int, 3>& x, int i, int s) {
+  CoupledSource own_or_coarser(const RefinedLevels<Dim>& levels, const Grid& grid, int pulling, int l,
+                               const std::array<int, 3>& x, int i, int s) {
     const Trace t1 = back_step(levels, l, {x, i});
     const LevelCover c1 = cover(levels, l, t1.at);
     if (c1 == LevelCover::leaf) return {CoupledState::own, voxel_of(levels, grid, l, t1.at), t1.population != i};
@@ -180,13 +214,59 @@ class LevelCoupling {
     if (s == 1 && cover(levels, l, source.at) == LevelCover::leaf) {
       return {CoupledState::own_start, voxel_of(levels, grid, l, source.at), reversed};
     }
-    return {CoupledState::coarser, voxel_of(levels, grid, l + 1, parent(levels, l, source.at)), reversed};
+    return child_of(levels, grid, pulling, l + 1,
+                    {CoupledState::coarser, voxel_of(levels, grid, l + 1, parent(levels, l, source.at)), reversed},
+                    source.at);
+  }
+
+  /// `whole` (a voxel of level `l`, read by level `pulling`'s table), standing for its child at
+  /// `virtual_at` (coordinates of level l - 1): with the linear explosion, a stencil of the pulling
+  /// level's names the child; with the constant one, the voxel's value is every child's.
+  template <class Grid>
+  CoupledSource child_of(const RefinedLevels<Dim>& levels, const Grid& grid, int pulling, int l, CoupledSource whole,
+                         std::array<int, 3> virtual_at) {
+    if (m_explosion == Explosion::constant) return whole;
+    wrap(levels, l - 1, virtual_at);
+    const std::array<int, 3> centre = parent(levels, l - 1, virtual_at);
+    // Along an axis where both neighbours are leaves of the level (along the jump; across it the
+    // constant value is already second order: lbm_refined_order_test). Next to a closed side the
+    // voxel gives its value alone: the paths bounced there read it whole, as its level's
+    // bounce-back does, and all of a voxel's reads must agree for its mass to be exact.
+    ExplosionStencil stencil;
+    for (int a = 0; a < Dim; ++a) {
+      stencil.side[a] = std::int8_t((virtual_at[std::size_t(a)] & 1) ? 1 : -1);
+      std::array<int, 3> below = centre, above = centre;
+      below[std::size_t(a)] -= 1;
+      above[std::size_t(a)] += 1;
+      const LevelCover b = cover(levels, l, below), t = cover(levels, l, above);
+      if (b == LevelCover::outside || t == LevelCover::outside) return whole;
+      if (b != LevelCover::leaf || t != LevelCover::leaf) continue;
+      stencil.below[a] = voxel_of(levels, grid, l, below);
+      stencil.above[a] = voxel_of(levels, grid, l, above);
+    }
+    std::array<index_t, 9> key{};
+    for (int a = 0; a < 3; ++a) {
+      key[std::size_t(a)] = stencil.below[a];
+      key[std::size_t(3 + a)] = stencil.above[a];
+      key[std::size_t(6 + a)] = stencil.side[a];
+    }
+    auto& known = m_stencil_index[std::size_t(pulling)];
+    const auto found = known.find(key);
+    if (found != known.end()) {
+      whole.stencil = found->second;
+      return whole;
+    }
+    auto& list = m_stencils[std::size_t(pulling)];
+    whole.stencil = std::int32_t(list.size());
+    known.emplace(key, whole.stencil);
+    list.push_back(stencil);
+    return whole;
   }
 
   /// The sources of population i of voxel x of level l in sub-step s (docs/multiresolution.md).
   template <class Grid>
-  static std::vector<CoupledSource> sources_of(const RefinedLevels<Dim>& levels, const Grid& grid, int l,
-                                               const std::array<int, 3>& x, int i, int s) {
+  std::vector<CoupledSource> sources_of(const RefinedLevels<Dim>& levels, const Grid& grid, int l,
+                                        const std::array<int, 3>& x, int i, int s) {
     if (l > 0) {
       std::vector<CoupledSource> out;
       bool finer = false;
@@ -201,12 +281,15 @@ class LevelCoupling {
           out.push_back({CoupledState::finer_start, voxel_of(levels, grid, l - 1, q2.at), q2.population != i});
           finer = true;
         } else {
-          out.push_back(own_or_coarser(levels, grid, l, x, i, s));
+          // The path stays in the space of x's level: the coarse pull, which stands for the child
+          // its path ends in (the linear explosion reads that child).
+          const CoupledSource whole = own_or_coarser(levels, grid, l, l, x, i, s);
+          out.push_back(whole.state == CoupledState::own ? child_of(levels, grid, l, l, whole, q2.at) : whole);
         }
       }
       if (finer) return out;
     }
-    return {own_or_coarser(levels, grid, l, x, i, s)};
+    return {own_or_coarser(levels, grid, l, l, x, i, s)};
   }
 
   template <class Grid>
@@ -229,8 +312,11 @@ class LevelCoupling {
     list.insert(list.end(), sources.begin(), sources.end());
   }
 
+  Explosion m_explosion;
   std::vector<std::vector<CoupledPull>> m_pulls;
   std::vector<std::vector<CoupledSource>> m_sources;
+  std::vector<std::vector<ExplosionStencil>> m_stencils;
+  std::vector<std::map<std::array<index_t, 9>, std::int32_t>> m_stencil_index;  ///< a stencil's index by its content
 };
 
 }  // namespace karman::lbm

@@ -89,6 +89,7 @@ struct CoupledStreamCollide {
   Kokkos::View<const int*, MemorySpace> coupled;    ///< ((slot * voxels + local) * Q + i) * 2 + s: pull or -1
   Kokkos::View<const CoupledPull*, MemorySpace> pulls;
   Kokkos::View<const CoupledSource*, MemorySpace> sources;
+  Kokkos::View<const ExplosionStencil*, MemorySpace> stencils;  ///< the linear explosion's (level_coupling.hpp)
   int substep = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
@@ -118,9 +119,21 @@ struct CoupledStreamCollide {
   }
 
   /// What source s holds of population i: population i, or its opposite where the source's path
-  /// was bounced off a closed side (at rest: no moving-wall term).
+  /// was bounced off a closed side (at rest: no moving-wall term); for the child of a voxel that a
+  /// stencil names (linear explosion), the voxel's value plus its gradient times the child's offset,
+  /// a quarter of the voxel along each axis.
   KOKKOS_INLINE_FUNCTION T value(const CoupledSource& s, int i) const {
-    return states[int(s.state)](s.voxel, s.reversed ? L::opposite(i) : i);
+    const int q = s.reversed ? L::opposite(i) : i;
+    const field_type& state = states[int(s.state)];
+    const T centre = state(s.voxel, q);
+    if (s.stencil < 0) return centre;
+    const ExplosionStencil& at = stencils(s.stencil);
+    T offset = 0;
+    for (int a = 0; a < L::D; ++a) {
+      if (at.below[a] < 0 || at.above[a] < 0) continue;
+      offset += T(at.side[a]) * (state(at.above[a], q) - state(at.below[a], q)) / T(2);
+    }
+    return centre + offset / T(4);
   }
 };
 
@@ -196,6 +209,7 @@ struct KeepStates {
 struct RefinedStepOptions {
   RefinedGeometry geometry;  ///< the walls (none: a fluid box, its closed sides walls at rest)
   RefinedSchedule schedule = RefinedSchedule::disaggregated;
+  Explosion explosion = Explosion::constant;  ///< how a coarser value reaches the finer voxels
 };
 
 /// The populations of every level of a refined grid and its step.
@@ -225,7 +239,7 @@ class RefinedStep {
         m_schedule(options.schedule),
         m_boundaries(options.geometry.boundaries),
         m_walls_move(options.geometry.walls_move()) {
-    const LevelCoupling<L, B> coupling(levels, grid);
+    const LevelCoupling<L, B> coupling(levels, grid, options.explosion);
     const int top = grid.levels() - 1;
     std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>> flag_words(m_levels.size());
     for (int l = 0; l <= top; ++l) {
@@ -288,6 +302,7 @@ class RefinedStep {
     Kokkos::View<int*, MemorySpace> jump_slot, coupled;
     Kokkos::View<CoupledPull*, MemorySpace> pulls;
     Kokkos::View<CoupledSource*, MemorySpace> sources;
+    Kokkos::View<ExplosionStencil*, MemorySpace> stencils;
   };
 
   /// Gives every level kept states for the voxels the coupled pulls read from them only (a level's
@@ -454,6 +469,7 @@ class RefinedStep {
     level.coupled = Kokkos::create_mirror_view_and_copy(MemorySpace(), coupled);
     level.pulls = to_device<MemorySpace>("karman::refined_pulls", pulls);
     level.sources = to_device<MemorySpace>("karman::refined_sources", sources);
+    level.stencils = to_device<MemorySpace>("karman::refined_stencils", coupling.stencils(l));
   }
 
   /// Level l's step, sub-step s of the next coarser level's (0 on the coarsest level).
@@ -563,7 +579,7 @@ class RefinedStep {
   CoupledStreamCollide<L, T, Collision, B, MemorySpace, Feat, Collides> coupled(int l, int s) const {
     const Level& level = m_levels[std::size_t(l)];
     CoupledStreamCollide<L, T, Collision, B, MemorySpace, Feat, Collides> kernel{
-        uniform<Feat>(l), {}, level.jump_slot, level.coupled, level.pulls, level.sources, s};
+        uniform<Feat>(l), {}, level.jump_slot, level.coupled, level.pulls, level.sources, level.stencils, s};
     kernel.states[int(CoupledState::own)] = level.f;
     kernel.states[int(CoupledState::own_start)] = level.at_start;
     if (l + 1 < int(m_levels.size())) kernel.states[int(CoupledState::coarser)] = m_levels[std::size_t(l + 1)].f;
