@@ -105,4 +105,20 @@ TEST_F(RefinedDecompositionInvariance, RanksEqualOneRankBitForBit) {
                                  "2D closed box, baseline schedule", lbm::RefinedSchedule::baseline);
 }
 
+/// The linear explosion's gradient stencils read populations a halo block does not hold (it holds
+/// those crossing towards the rank only): refused on several ranks, rather than wrong.
+TEST_F(RefinedDecompositionInvariance, RefusesTheLinearExplosionOnSeveralRanks) {
+  if (ranks == 1) GTEST_SKIP() << "one rank: no halos";
+  using Step = lbm::RefinedStep<lbm::D2Q9, double, lbm::BGK, 2>;
+  const auto levels = refined_patch<2>({16, 16, 1}, 2, 3, {30.0, 27.0, 0.0}, 9.0);
+  const RefinedGrid<2, 2> part("refined_part", levels, BlockPartition(refined_plane_work(levels), ranks), rank);
+  const comm::SlabDecomposition neighbours(levels.block_lattice(levels.levels() - 1), MPI_COMM_WORLD,
+                                           comm::SlabEnds::periodic);
+  lbm::RefinedStepOptions options;
+  options.explosion = lbm::Explosion::linear;
+  EXPECT_THROW(Step(levels, part, lbm::RelaxationParams{},
+                    std::make_unique<comm::MpiHaloExchanger<Step::field_type>>(neighbours), options),
+               Error);
+}
+
 }  // namespace

@@ -239,6 +239,13 @@ class RefinedStep {
         m_schedule(options.schedule),
         m_boundaries(options.geometry.boundaries),
         m_walls_move(options.geometry.walls_move()) {
+    if (m_halos && options.explosion == Explosion::linear) {
+      // A halo block holds the populations that cross towards this rank only (the AB plan), and the
+      // gradient stencils read others too.
+      throw Error(
+          "karman::lbm::RefinedStep: the linear explosion runs on one rank for now; use Explosion::constant "
+          "on several");
+    }
     const LevelCoupling<L, B> coupling(levels, grid, options.explosion);
     const int top = grid.levels() - 1;
     std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>> flag_words(m_levels.size());
