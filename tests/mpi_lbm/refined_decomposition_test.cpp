@@ -31,18 +31,21 @@ using namespace karman::test;  // refined_reference.hpp, refined_step_support.hp
 class RefinedDecompositionInvariance : public lbm::test::MpiSolverTest {};
 
 /// Steps `levels` `steps` coarse steps on this rank's part in `schedule` and, on every rank alike, on
-/// the whole grid in the disaggregated schedule, and compares every owned leaf voxel; the ranks
-/// together compare every leaf voxel once.
+/// the whole grid in the disaggregated schedule (both with `explosion`), and compares every owned
+/// leaf voxel; the ranks together compare every leaf voxel once.
 template <class L, int B>
 void expect_invariant(const RefinedLevels<L::D>& levels, int steps, int rank, int ranks, const std::string& what,
-                      lbm::RefinedSchedule schedule = lbm::RefinedSchedule::disaggregated) {
+                      lbm::RefinedSchedule schedule = lbm::RefinedSchedule::disaggregated,
+                      lbm::Explosion explosion = lbm::Explosion::constant) {
   using Grid = RefinedGrid<L::D, B>;
   using Step = lbm::RefinedStep<L, double, lbm::BGK, B>;
   using shape = typename Grid::shape_type;
   lbm::RelaxationParams coarse;
   coarse.omega = 1.4;
   const Grid whole("refined_whole", levels);
-  Step reference(levels, whole, coarse);
+  lbm::RefinedStepOptions whole_options;
+  whole_options.explosion = explosion;
+  Step reference(levels, whole, coarse, nullptr, whole_options);
   set_populations(reference, whole, initial<L>);
 
   const BlockPartition partition(refined_plane_work(levels), ranks);
@@ -57,6 +60,7 @@ void expect_invariant(const RefinedLevels<L::D>& levels, int steps, int rank, in
   }
   lbm::RefinedStepOptions options;
   options.schedule = schedule;
+  options.explosion = explosion;
   Step step(levels, part, coarse, std::move(halos), options);
   set_populations(step, part, initial<L>);
   step.exchange_halos();
@@ -103,22 +107,18 @@ TEST_F(RefinedDecompositionInvariance, RanksEqualOneRankBitForBit) {
   const std::array<bool, 3> closed{false, false, false};
   expect_invariant<lbm::D2Q9, 2>(refined_patch<2>({16, 16, 1}, 2, 3, {30.0, 27.0, 0.0}, 5.0, closed), 6, rank, ranks,
                                  "2D closed box, baseline schedule", lbm::RefinedSchedule::baseline);
-}
-
-/// The linear explosion's gradient stencils read populations a halo block does not hold (it holds
-/// those crossing towards the rank only): refused on several ranks, rather than wrong.
-TEST_F(RefinedDecompositionInvariance, RefusesTheLinearExplosionOnSeveralRanks) {
-  if (ranks == 1) GTEST_SKIP() << "one rank: no halos";
-  using Step = lbm::RefinedStep<lbm::D2Q9, double, lbm::BGK, 2>;
-  const auto levels = refined_patch<2>({16, 16, 1}, 2, 3, {30.0, 27.0, 0.0}, 9.0);
-  const RefinedGrid<2, 2> part("refined_part", levels, BlockPartition(refined_plane_work(levels), ranks), rank);
-  const comm::SlabDecomposition neighbours(levels.block_lattice(levels.levels() - 1), MPI_COMM_WORLD,
-                                           comm::SlabEnds::periodic);
-  lbm::RefinedStepOptions options;
-  options.explosion = lbm::Explosion::linear;
-  EXPECT_THROW(Step(levels, part, lbm::RelaxationParams{},
-                    std::make_unique<comm::MpiHaloExchanger<Step::field_type>>(neighbours), options),
-               Error);
+  // The linear explosion, whose gradient stencils read every population of a halo voxel (the
+  // exchange then moves them all): the three-level patch across the cuts, a patch across a closed
+  // side, and the 3D ball.
+  expect_invariant<lbm::D2Q9, 2>(refined_patch<2>({16, 16, 1}, 2, 3, {30.0, 27.0, 0.0}, 9.0), 6, rank, ranks,
+                                 "2D, three levels, linear explosion", lbm::RefinedSchedule::disaggregated,
+                                 lbm::Explosion::linear);
+  expect_invariant<lbm::D2Q9, 2>(refined_patch<2>({16, 16, 1}, 2, 3, {1.0, 30.0, 0.0}, 9.0, closed), 6, rank, ranks,
+                                 "2D closed box, a patch across a side, linear explosion",
+                                 lbm::RefinedSchedule::baseline, lbm::Explosion::linear);
+  expect_invariant<lbm::D3Q19, 2>(refined_patch<3>({8, 8, 12}, 2, 2, {7.0, 9.0, 12.0}, 4.0), 4, rank, ranks,
+                                  "3D, two levels, linear explosion", lbm::RefinedSchedule::disaggregated,
+                                  lbm::Explosion::linear);
 }
 
 }  // namespace

@@ -239,13 +239,6 @@ class RefinedStep {
         m_schedule(options.schedule),
         m_boundaries(options.geometry.boundaries),
         m_walls_move(options.geometry.walls_move()) {
-    if (m_halos && options.explosion == Explosion::linear) {
-      // A halo block holds the populations that cross towards this rank only (the AB plan), and the
-      // gradient stencils read others too.
-      throw Error(
-          "karman::lbm::RefinedStep: the linear explosion runs on one rank for now; use Explosion::constant "
-          "on several");
-    }
     const LevelCoupling<L, B> coupling(levels, grid, options.explosion);
     const int top = grid.levels() - 1;
     std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>> flag_words(m_levels.size());
@@ -264,7 +257,12 @@ class RefinedStep {
       level.next = field_type(name + "_next", groups, L::Q);
       // The AB plan of a block-sparse solver (halo_plans.hpp): the populations crossing towards
       // each neighbour leave through the shared blocks facing it into its halo blocks facing back.
-      if (m_halos) level.halo_plan = slab_halo_plan(groups, Dim - 1, L::towards_upper(), L::towards_lower());
+      // The linear explosion's gradient stencils read every population of a halo voxel: all cross.
+      if (m_halos) {
+        const bool all = options.explosion == Explosion::linear;
+        level.halo_plan = slab_halo_plan(groups, Dim - 1, all ? ComponentRange{0, L::Q} : L::towards_upper(),
+                                         all ? ComponentRange{0, L::Q} : L::towards_lower());
+      }
       for (int g = 0; g < groups.size(); ++g)
         if (groups[g].role != GroupRole::halo) level.owned_groups.push_back(g);
       flag_words[std::size_t(l)] = set_flags(l, levels, options.geometry);
