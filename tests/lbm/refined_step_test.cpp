@@ -17,6 +17,7 @@
 #include <cmath>
 #include <iostream>
 #include <string>
+#include <type_traits>
 
 namespace {
 
@@ -235,8 +236,9 @@ TEST(RefinedStep, KeepsOnlyTheVoxelsTheCouplingReads) {
       const auto& level = grid.level(l);
       index_t at_jumps = 0;
       for (block_index_t b = 0; b < level.block_count(); ++b)
-        at_jumps +=
-            grid.role(l, b) == RefinedBlockRole::leaf_at_jump ? index_t(level.voxel_count() / level.block_count()) : 0;
+        at_jumps += grid.role(l, b) == RefinedBlockRole::leaf_at_jump
+                        ? index_t(std::decay_t<decltype(grid)>::shape_type::voxels)
+                        : 0;
       std::cout << what << " level " << l << ": " << step.kept_voxels(l) << " kept of " << level.voxel_count()
                 << " voxels, " << at_jumps << " in jump blocks\n";
       // The coarsest level's states are read by no coarser level and none of its voxels pulls

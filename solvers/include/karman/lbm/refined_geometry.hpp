@@ -15,11 +15,17 @@
 #include <karman/lbm/update_schedule.hpp>
 #include <karman/lbm/velocity_set.hpp>
 
+#include <algorithm>
 #include <array>
 #include <functional>
+#include <iterator>
+#include <optional>
 #include <vector>
 
 namespace karman::lbm {
+
+/// Whether a wall of velocity `wall` moves (the kernels then add Ladd's term for it).
+inline bool moves(const BoundaryValue& wall) { return wall.u[0] != 0 || wall.u[1] != 0 || wall.u[2] != 0; }
 
 /// The walls of a refined grid: `cell(level, voxel)`, in the level's voxel coordinates, says what a
 /// voxel is (all fluid when empty); `boundaries` holds each wall id's velocity (a moving lid). The
@@ -33,31 +39,38 @@ struct RefinedGeometry {
 
   /// True when a wall moves (the kernels then add Ladd's term).
   bool walls_move() const {
-    for (const BoundaryValue& b : boundaries.values) {
-      if (b.u[0] != 0 || b.u[1] != 0 || b.u[2] != 0) return true;
-    }
-    return false;
+    return std::any_of(std::begin(boundaries.values), std::end(boundaries.values),
+                       [](const BoundaryValue& b) { return moves(b); });
   }
 };
+
+/// The voxel x - c of `level` a population moving along c reaches x from, wrapped along the
+/// periodic axes of a Dim-dimensional box; none where it lies past a closed side.
+template <int Dim>
+std::optional<std::array<int, 3>> refined_source(const RefinedLevels<Dim>& levels, int level,
+                                                 const std::array<int, 3>& x, const std::array<int, 3>& c) {
+  const Extents& box = levels.extents(level);
+  std::array<int, 3> from{0, 0, 0};
+  for (int a = 0; a < Dim; ++a) {
+    const int n = box.extent(a);
+    int f = x[std::size_t(a)] - c[std::size_t(a)];
+    if (f < 0 || f >= n) {
+      if (!levels.periodic(a)) return std::nullopt;
+      f = ((f % n) + n) % n;
+    }
+    from[std::size_t(a)] = f;
+  }
+  return from;
+}
 
 /// The flag word of voxel `x` of `level` for lattice L: its kind and id, and its populations
 /// whose source x - c_i is a wall or lies past a closed side bounced (flag_word.hpp).
 template <class L>
 flag_t refined_flag(const RefinedLevels<L::D>& levels, const RefinedGeometry& geometry, int level,
                     const std::array<int, 3>& x, const std::vector<std::array<int, 3>>& velocities) {
-  const Extents& box = levels.extents(level);
   return detail::flag_word(geometry.at(level, x), geometry.boundaries, velocities, [&](const std::array<int, 3>& c) {
-    std::array<int, 3> from{0, 0, 0};
-    for (int a = 0; a < L::D; ++a) {
-      const int n = box.extent(a);
-      int f = x[std::size_t(a)] - c[std::size_t(a)];
-      if (f < 0 || f >= n) {
-        if (!levels.periodic(a)) return true;
-        f = ((f % n) + n) % n;
-      }
-      from[std::size_t(a)] = f;
-    }
-    return geometry.at(level, from).kind == CellKind::solid;
+    const auto from = refined_source(levels, level, x, c);
+    return !from || geometry.at(level, *from).kind == CellKind::solid;
   });
 }
 

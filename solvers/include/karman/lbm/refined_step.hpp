@@ -317,9 +317,9 @@ class RefinedStep {
   void keep_only_what_is_read(std::vector<std::vector<CoupledSource>>& sources) {
     const int levels = int(m_levels.size());
     const auto kept_level = [](int l, CoupledState state) {
-      if (state == CoupledState::own_start) return l;
-      if (state == CoupledState::finer_half || state == CoupledState::finer_start) return l - 1;
-      return -1;
+      const bool kept =
+          state == CoupledState::own_start || state == CoupledState::finer_half || state == CoupledState::finer_start;
+      return kept ? level_of(l, state) : -1;
     };
     std::vector<std::vector<index_t>> kept(m_levels.size());
     for (int l = 0; l < levels; ++l) {
@@ -370,12 +370,11 @@ class RefinedStep {
     Kokkos::View<flag_t*, Kokkos::HostSpace> host("karman::refined_flags", std::size_t(grid.voxel_count()));
     const BlockRange bulk = grid.span(BlockSet::non_boundary, int(RefinedBlockRole::leaf));
     for (block_index_t b = 0; b < grid.block_count(); ++b) {
-      const std::array<int, 3> origin = grid.origin(b);
       for (int local = 0; local < shape::voxels; ++local) {
-        std::array<int, 3> x{0, 0, 0};
-        for (int a = 0; a < Dim; ++a) x[std::size_t(a)] = origin[std::size_t(a)] + shape::local_coordinate(local, a);
+        const index_t voxel = index_t(b) * shape::voxels + local;
+        const std::array<int, 3> x = coordinates(l, voxel);
         const flag_t word = refined_flag<L>(levels, geometry, l, x, velocities);
-        host(std::size_t(b) * shape::voxels + std::size_t(local)) = word;
+        host(std::size_t(voxel)) = word;
         const bool runs_as_bulk =
             b >= bulk.begin && b < bulk.end && (grid.grouping() == BlockGrouping::memory || !grid.boundary(b));
         if (runs_as_bulk && !is_bulk(word)) {
@@ -388,6 +387,13 @@ class RefinedStep {
     }
     m_levels[std::size_t(l)].flags = Kokkos::create_mirror_view_and_copy(MemorySpace(), host);
     return host;
+  }
+
+  /// Coordinates on level l of voxel `voxel` of that level's grid.
+  std::array<int, 3> coordinates(int l, index_t voxel) const {
+    std::array<int, 3> x = m_grid->level(l).origin(block_index_t(voxel / shape::voxels));
+    for (int a = 0; a < Dim; ++a) x[std::size_t(a)] += shape::local_coordinate(int(voxel % shape::voxels), a);
+    return x;
   }
 
   /// The level whose lattice a coupled pull of level l reads from `state`.
@@ -404,32 +410,22 @@ class RefinedStep {
   /// the closed sides, moves and a coupled path bounces off it.
   void refuse_walls_at_jumps(int l, const RefinedLevels<Dim>& levels, const LevelCoupling<L, B>& coupling,
                              const std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>>& flag_words) const {
-    const auto at = [&](index_t voxel) {
-      std::array<int, 3> x = m_grid->level(l).origin(block_index_t(voxel / shape::voxels));
-      for (int a = 0; a < Dim; ++a) x[std::size_t(a)] += shape::local_coordinate(int(voxel % shape::voxels), a);
-      return x;
-    };
     const auto refuse = [&](index_t voxel, const std::string& what) {
-      const std::array<int, 3> x = at(voxel);
+      const std::array<int, 3> x = coordinates(l, voxel);
       throw Error("karman::lbm::RefinedStep: level " + std::to_string(l) + " voxel (" + std::to_string(x[0]) + ", " +
                   std::to_string(x[1]) + ", " + std::to_string(x[2]) + ") is next to a level jump and " + what);
     };
     const char* inside = "; walls inside the box at a level jump are not supported yet: keep them a block away";
-    const BoundaryValue& sides = m_boundaries[0];
-    const bool sides_move = sides.u[0] != 0 || sides.u[1] != 0 || sides.u[2] != 0;
-    const Extents& box = levels.extents(l);
+    const bool sides_move = moves(m_boundaries[0]);
+    const std::vector<std::array<int, 3>> velocities = velocity_set<L>();
     const auto& own = flag_words[std::size_t(l)];
     for (const CoupledPull& p : coupling.pulls(l)) {
       const flag_t word = own(std::size_t(p.voxel));
       if (flags::kind(word) == CellKind::solid) continue;
-      if (flags::blocked(word, p.population)) {
-        std::array<int, 3> from = at(p.voxel);
-        bool past_a_side = false;
-        for (int a = 0; a < Dim; ++a) {
-          const int c = from[std::size_t(a)] - L::c(p.population, a);
-          past_a_side = past_a_side || (!levels.periodic(a) && (c < 0 || c >= box.extent(a)));
-        }
-        if (!past_a_side) refuse(p.voxel, std::string("bounces a population off a wall voxel") + inside);
+      // A bounced population whose source lies inside the box bounces off a wall voxel.
+      if (flags::blocked(word, p.population) &&
+          refined_source(levels, l, coordinates(l, p.voxel), velocities[std::size_t(p.population)])) {
+        refuse(p.voxel, std::string("bounces a population off a wall voxel") + inside);
       }
       for (std::uint32_t k = 0; k < p.count; ++k) {
         const CoupledSource& source = coupling.sources(l)[p.first + k];
