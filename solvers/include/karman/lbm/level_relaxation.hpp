@@ -46,4 +46,29 @@ inline RelaxationParams refined_relaxation(const RelaxationParams& coarse, int r
   return fine;
 }
 
+/// The parameters of the level `refinements` levels coarser than the one `fine` holds for: the
+/// inverse of refined_relaxation (τ − 1/2 halves per level, the body force doubles), for cases
+/// that give their viscosity on the finest level. Throws karman::Error for a negative refinement
+/// count or a fine rate outside (0, 2).
+inline RelaxationParams coarsened_relaxation(const RelaxationParams& fine, int refinements) {
+  if (refinements < 0) {
+    throw Error("karman::lbm::coarsened_relaxation: " + std::to_string(refinements) +
+                " refinements; accepted: 0 or more");
+  }
+  for (const double omega : {fine.omega, fine.omega_bulk}) {
+    if (!(omega > 0 && omega < 2)) {
+      throw Error("karman::lbm::coarsened_relaxation: the finest level's rate " + std::to_string(omega) +
+                  " is outside (0, 2)");
+    }
+  }
+  if (refinements == 0) return fine;
+  const double scale = double(1 << refinements);
+  const auto coarse_rate = [scale](double omega) { return 1.0 / ((1.0 / omega - 0.5) / scale + 0.5); };
+  RelaxationParams coarse = fine;
+  coarse.omega = coarse_rate(fine.omega);
+  coarse.omega_bulk = coarse_rate(fine.omega_bulk);
+  for (double& f : coarse.force) f *= scale;
+  return coarse;
+}
+
 }  // namespace karman::lbm

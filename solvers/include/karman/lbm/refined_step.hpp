@@ -283,6 +283,9 @@ class RefinedStep {
   /// The post-collision populations of `level` (voxel of its grid, population).
   field_type populations(int level) const { return m_levels.at(std::size_t(level)).f; }
 
+  /// The flag words of `level` (voxel of its grid; cell_flags.hpp).
+  Kokkos::View<const flag_t*, MemorySpace> flags(int level) const { return m_levels.at(std::size_t(level)).flags; }
+
   /// Fills every level's halo blocks from the neighbours' shared blocks: after populations()
   /// were written (each kernel's output is exchanged by step() itself). Collective with an
   /// exchanger; nothing on one rank.

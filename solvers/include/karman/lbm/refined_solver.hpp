@@ -1,0 +1,380 @@
+#pragma once
+/// \file refined_solver.hpp
+/// A refined grid's step (refined_step.hpp) behind the solver's runtime face (FlowSolver), so
+/// that a case runs on it through the one run loop every grid shares: progress, residuals,
+/// fields, checkpoints, restart, stop signals and the divergence check. The case's setup is given
+/// on the finest level (its box, geometry, initial state and relaxation, as a dense run of that
+/// resolution would take them); the levels say where the grid is coarser.
+///
+/// The face shows the refined grid as its finest level's box: moments() and the checkpoints'
+/// populations and flags hold, for every finest voxel, those of the leaf voxel covering it (a
+/// coarser leaf's values repeated over its 2^D, 4^D, ... finest voxels), and a restart reads each
+/// leaf from its first finest voxel, so it continues bit for bit. This costs a finest box of host
+/// memory when a checkpoint or output is written (per-level files are the next step,
+/// docs/multiresolution.md). One rank; AB.
+
+#include <karman/core/error.hpp>
+#include <karman/core/for_each.hpp>
+#include <karman/core/kokkos_compat.hpp>
+#include <karman/core/refined/refined_grid.hpp>
+#include <karman/core/refined/refined_levels.hpp>
+#include <karman/lbm/cell_flags.hpp>
+#include <karman/lbm/equilibrium.hpp>
+#include <karman/lbm/flow_solver.hpp>
+#include <karman/lbm/level_relaxation.hpp>
+#include <karman/lbm/refined_geometry.hpp>
+#include <karman/lbm/refined_step.hpp>
+#include <karman/lbm/solver_setup.hpp>
+#include <karman/lbm/velocity_set.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace karman::lbm {
+
+/// Leaf voxel updates one coarsest step of `levels` makes: level l's leaf voxels (walls included)
+/// 2^(levels - 1 - l) times, level 0 the finest (the numerator of Neon's MLUPS, seed 000 §VI-C).
+template <int Dim>
+double coarse_step_updates(const RefinedLevels<Dim>& levels) {
+  double sum = 0;
+  double block = 1;
+  for (int a = 0; a < Dim; ++a) block *= levels.block_edge();
+  for (int l = 0; l < levels.levels(); ++l)
+    sum += double(levels.leaves(l).size()) * block * double(1 << (levels.levels() - 1 - l));
+  return sum;
+}
+
+/// Moments of every finest voxel from the leaf voxel covering it: density and velocity, zeros in
+/// walls; the velocity of the Guo-forced step, (j* - F/2) / rho with j* the post-collision momentum.
+template <class L, class T, class MemorySpace>
+struct CompositeMoments {
+  static constexpr std::uint8_t wall = 0xff;  ///< level_of of a wall voxel
+  RefinedField<T, MemorySpace> f[RefinedLevels<L::D>::max_levels];
+  double half_force[RefinedLevels<L::D>::max_levels][3] = {};
+  Kokkos::View<const std::uint8_t*, MemorySpace> level_of;  ///< the covering leaf's level, or `wall`
+  Kokkos::View<const index_t*, MemorySpace> voxel_of;       ///< its voxel of that level's grid
+  Kokkos::View<double*> rho;
+  Kokkos::View<double**, Kokkos::LayoutLeft> u;
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t k) const {
+    const int l = level_of(k);
+    if (l == wall) {
+      rho(k) = 0;
+      for (int a = 0; a < 3; ++a) u(k, a) = 0;
+      return;
+    }
+    const index_t v = voxel_of(k);
+    double r = 0, j[3] = {0, 0, 0};
+    for (int i = 0; i < L::Q; ++i) {
+      const double fi = double(f[l](v, i));
+      r += fi;
+      for (int a = 0; a < L::D; ++a) j[a] += L::c(i, a) * fi;
+    }
+    rho(k) = r;
+    for (int a = 0; a < 3; ++a) u(k, a) = (j[a] - half_force[l][a]) / r;
+  }
+};
+
+/// The solver of lattice L, precision T and collision Collision on a refined grid of blocks of B
+/// voxels a side.
+template <class L, class T, class Collision, int B>
+class RefinedSolver final : public FlowSolver {
+ public:
+  static constexpr int Dim = L::D;
+  using MemorySpace = Kokkos::DefaultExecutionSpace::memory_space;
+  using step_type = RefinedStep<L, T, Collision, B, MemorySpace>;
+  using grid_type = typename step_type::grid_type;
+  using shape = BlockShape<Dim, B>;
+
+  /// The run of `setup` (its box the finest level of `levels`; one rank, AB, no per-voxel force,
+  /// curved wall or immersed body) with `schedule` and `explosion`. A voxel of level l is what
+  /// setup.geometry says of its first finest voxel; throws karman::Error, naming the voxels, where a
+  /// leaf of a coarser level covers finest voxels of different kinds or ids (the walls must lie on
+  /// one level), and whatever RefinedStep refuses (walls next to a level jump).
+  RefinedSolver(const SolverSetup& setup, RefinedLevels<Dim> levels, RefinedSchedule schedule, Explosion explosion)
+      : m_levels(std::move(levels)),
+        m_setup_global(setup.global),
+        m_collision(setup.variant.collision.name()),
+        m_schedule(schedule) {
+    refuse_what_is_not_refined(setup);
+    m_geometry.boundaries = setup.boundaries;
+    if (setup.geometry) {
+      m_geometry.cell = [geometry = setup.geometry, this](int level, const std::array<int, 3>& x) {
+        const LevelBlockCoordinates block{x[0] / B, x[1] / B, x[2] / B};
+        if (m_levels.cover(level, block) != LevelCover::leaf) return CellSpec{};
+        return geometry(x[0] << level, x[1] << level, x[2] << level);
+      };
+    }
+    m_grid = std::make_unique<grid_type>("karman::refined", m_levels, BlockGrouping::memory,
+                                         refined_boundary<L, B, MemorySpace>(m_levels, m_geometry));
+    map_finest_voxels(setup);
+    RefinedStepOptions options;
+    options.geometry = m_geometry;
+    options.schedule = schedule;
+    options.explosion = explosion;
+    const int top = m_levels.levels() - 1;
+    m_step =
+        std::make_unique<step_type>(m_levels, *m_grid, coarsened_relaxation(setup.relaxation, top), nullptr, options);
+    for (int l = 0; l <= top; ++l) {
+      for (int a = 0; a < 3; ++a) m_half_force[l][a] = 0.5 * setup.relaxation.force[a] * double(1 << l);
+    }
+    initialize(setup);
+  }
+
+  void advance(int n) override {
+    for (int s = 0; s < n; ++s) {
+      m_step->step();
+      ++m_steps;
+    }
+  }
+  std::int64_t steps() const override { return m_steps; }
+
+  MomentFields moments() override {
+    const index_t n = m_setup_global.size();
+    CompositeMoments<L, T, MemorySpace> kernel;
+    for (int l = 0; l < m_grid->levels(); ++l) {
+      if (!m_grid->empty(l)) kernel.f[l] = m_step->populations(l);
+      for (int a = 0; a < 3; ++a) kernel.half_force[l][a] = m_half_force[l][a];
+    }
+    kernel.level_of = m_level_of;
+    kernel.voxel_of = m_voxel_of;
+    kernel.rho = Kokkos::View<double*>("karman::rho", n);
+    kernel.u = Kokkos::View<double**, Kokkos::LayoutLeft>("karman::u", n, 3);
+    const Kokkos::DefaultExecutionSpace space;
+    for_each("karman::refined_moments", VoxelRange{0, n}, space, kernel);
+    compat::fence(space, "karman::refined_moments");
+    return {kernel.rho, kernel.u};
+  }
+  double local_mass() override { return total_density(moments()); }
+
+  std::array<double, 3> body_force() override { return {0, 0, 0}; }
+  std::size_t wall_links() const override { return 0; }
+  std::size_t immersed_markers() const override { return 0; }
+
+  OwnedBox owned_box() const override {
+    OwnedBox box;
+    box.global = m_setup_global;
+    box.extents = m_setup_global;
+    box.local_voxels = stored_voxels();
+    return box;
+  }
+  GridCounts grid_counts() const override {
+    GridCounts counts;
+    counts.fluid_voxels = m_fluid_leaf_voxels;
+    for (int l = 0; l < m_levels.levels(); ++l) counts.blocks += std::int64_t(m_levels.leaves(l).size());
+    return counts;
+  }
+  /// Two lattices a level, every stored voxel (leaves and the overlap blocks the coalescence reads).
+  std::size_t population_bytes() const override {
+    return 2 * std::size_t(stored_voxels()) * std::size_t(L::Q) * sizeof(T);
+  }
+  std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(T); }
+  int populations() const override { return L::Q; }
+  std::string description() const override {
+    return std::string(L::name) + "/" + VariantName<T>::value + "/soa/" + m_collision + "/ab/refined-" +
+           std::to_string(m_levels.levels()) + "-levels/" + std::string(name(m_schedule));
+  }
+  int population_size() const override { return int(sizeof(T)); }
+  bool populations_complete() const override { return true; }
+
+  /// Every finest voxel's leaf populations in box order, post-collision, lattice order.
+  void save_populations(std::byte* out) const override {
+    const std::vector<PopulationHost> host = host_populations();
+    const std::size_t record = std::size_t(L::Q) * sizeof(T);
+    for (index_t k = 0; k < m_setup_global.size(); ++k) {
+      const auto& f = host[m_host_level[std::size_t(k)]];
+      const index_t v = m_host_voxel[std::size_t(k)];
+      T values[L::Q];
+      for (int i = 0; i < L::Q; ++i) values[i] = f(v, i);
+      std::memcpy(out + std::size_t(k) * record, values, record);
+    }
+  }
+
+  /// Reads each leaf voxel's populations from its first finest voxel of `in` (save_populations'
+  /// order); the overlap blocks' voxels, which no pull reads, become zero.
+  void load_populations(const std::byte* in, std::int64_t steps) override {
+    const std::size_t record = std::size_t(L::Q) * sizeof(T);
+    for (int l = 0; l < m_grid->levels(); ++l) {
+      if (m_grid->empty(l)) continue;
+      auto host = karman::create_mirror_view(m_step->populations(l));
+      for (index_t v = 0; v < m_grid->level(l).voxel_count(); ++v) {
+        T values[L::Q] = {};
+        if (leaf(l, v)) std::memcpy(values, in + std::size_t(first_finest_voxel(l, v)) * record, record);
+        for (int i = 0; i < L::Q; ++i) host(v, i) = values[i];
+      }
+      karman::deep_copy(m_step->populations(l), host);
+    }
+    m_steps = steps;
+  }
+
+  /// Every finest voxel's leaf flag word (the leaf's level's, cell_flags.hpp), in box order.
+  void save_flags(flag_t* out) const override {
+    std::vector<Kokkos::View<const flag_t*, Kokkos::HostSpace>> host(std::size_t(m_grid->levels()));
+    for (int l = 0; l < m_grid->levels(); ++l)
+      if (!m_grid->empty(l))
+        host[std::size_t(l)] = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_step->flags(l));
+    for (index_t k = 0; k < m_setup_global.size(); ++k)
+      out[k] = host[m_host_level[std::size_t(k)]](std::size_t(m_host_voxel[std::size_t(k)]));
+  }
+
+  bool uses_mpi() const override { return false; }
+  RankCommStats comm_stats() const override { return {}; }
+  bool gpu_aware() const override { return false; }
+  void reset_comm_stats() override {}
+
+  /// The levels and their grid (for tests and per-level figures).
+  const RefinedLevels<Dim>& levels() const { return m_levels; }
+  const grid_type& grid() const { return *m_grid; }
+  const step_type& step() const { return *m_step; }
+
+ private:
+  using PopulationHost = typename RefinedField<T, MemorySpace>::host_mirror_type;
+
+  void refuse_what_is_not_refined(const SolverSetup& setup) const {
+    const auto refuse = [](const std::string& what) {
+      throw Error("karman::lbm::RefinedSolver: " + what + " does not run on a refined grid yet");
+    };
+    if (setup.ranks > 1) refuse(std::to_string(setup.ranks) + " ranks (one rank does)");
+    if (setup.variant.pattern.name() != "ab") refuse("the " + setup.variant.pattern.name() + " pattern (ab does)");
+    if (setup.force_field) refuse("a per-voxel force field");
+    if (!setup.immersed_body.empty()) refuse("an immersed body");
+    if (setup.curved_wall.id >= 0) refuse("a curved wall");
+    const Extents& finest = m_levels.extents(0);
+    if (finest.nx != setup.global.nx || finest.ny != setup.global.ny || finest.nz != setup.global.nz) {
+      throw Error("karman::lbm::RefinedSolver: the finest level holds " + std::to_string(finest.nx) + "x" +
+                  std::to_string(finest.ny) + "x" + std::to_string(finest.nz) + " voxels, the setup's box " +
+                  std::to_string(setup.global.nx) + "x" + std::to_string(setup.global.ny) + "x" +
+                  std::to_string(setup.global.nz));
+    }
+  }
+
+  /// Whether voxel v of level l's grid is a leaf voxel (not in an overlap block).
+  bool leaf(int l, index_t v) const {
+    return m_grid->role(l, block_index_t(v / shape::voxels)) != RefinedBlockRole::overlap;
+  }
+  /// Coordinates on level l of voxel v of that level's grid.
+  std::array<int, 3> coordinates(int l, index_t v) const {
+    std::array<int, 3> x = m_grid->level(l).origin(block_index_t(v / shape::voxels));
+    for (int a = 0; a < Dim; ++a) x[std::size_t(a)] += shape::local_coordinate(int(v % shape::voxels), a);
+    return x;
+  }
+  /// The box index of the first finest voxel level l's voxel v covers.
+  index_t first_finest_voxel(int l, index_t v) const {
+    const std::array<int, 3> x = coordinates(l, v);
+    return m_setup_global.index(x[0] << l, x[1] << l, x[2] << l);
+  }
+
+  /// Which leaf voxel covers each finest voxel (host and device tables), checking that a coarser
+  /// leaf covers finest voxels of one kind and id.
+  void map_finest_voxels(const SolverSetup& setup) {
+    const index_t n = m_setup_global.size();
+    m_host_level.assign(std::size_t(n), 0);
+    m_host_voxel.assign(std::size_t(n), -1);
+    Kokkos::View<std::uint8_t*, Kokkos::HostSpace> level_of("karman::refined_level_of", std::size_t(n));
+    Kokkos::View<index_t*, Kokkos::HostSpace> voxel_of("karman::refined_voxel_of", std::size_t(n));
+    const auto spec_at = [&](int x, int y, int z) { return setup.geometry ? setup.geometry(x, y, z) : CellSpec{}; };
+    for (int l = 0; l < m_grid->levels(); ++l) {
+      if (m_grid->empty(l)) continue;
+      const int span = 1 << l;
+      for (index_t v = 0; v < m_grid->level(l).voxel_count(); ++v) {
+        if (!leaf(l, v)) continue;
+        const std::array<int, 3> x = coordinates(l, v);
+        const std::array<int, 3> first{x[0] << l, x[1] << l, x[2] << l};
+        const CellSpec spec = spec_at(first[0], first[1], first[2]);
+        if (spec.kind != CellKind::solid) ++m_fluid_leaf_voxels;
+        for (int dz = 0; dz < (Dim == 3 ? span : 1); ++dz) {
+          for (int dy = 0; dy < span; ++dy) {
+            for (int dx = 0; dx < span; ++dx) {
+              const int fx = first[0] + dx, fy = first[1] + dy, fz = first[2] + dz;
+              const CellSpec here = l == 0 ? spec : spec_at(fx, fy, fz);
+              if (here.kind != spec.kind || here.id != spec.id) refuse_mixed(l, x, first, {fx, fy, fz});
+              const index_t k = m_setup_global.index(fx, fy, fz);
+              m_host_level[std::size_t(k)] = std::uint8_t(l);
+              m_host_voxel[std::size_t(k)] = v;
+              level_of(std::size_t(k)) =
+                  spec.kind == CellKind::solid ? CompositeMoments<L, T, MemorySpace>::wall : std::uint8_t(l);
+              voxel_of(std::size_t(k)) = v;
+            }
+          }
+        }
+      }
+    }
+    for (index_t k = 0; k < n; ++k) {
+      if (m_host_voxel[std::size_t(k)] < 0) {
+        throw Error("karman::lbm::RefinedSolver: finest voxel " + std::to_string(k) + " lies in no leaf (a bug)");
+      }
+    }
+    m_level_of = Kokkos::create_mirror_view_and_copy(MemorySpace(), level_of);
+    m_voxel_of = Kokkos::create_mirror_view_and_copy(MemorySpace(), voxel_of);
+  }
+
+  [[noreturn]] static void refuse_mixed(int l, const std::array<int, 3>& x, const std::array<int, 3>& first,
+                                        const std::array<int, 3>& other) {
+    const auto text = [](const std::array<int, 3>& p) {
+      return "(" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ", " + std::to_string(p[2]) + ")";
+    };
+    throw Error("karman::lbm::RefinedSolver: level " + std::to_string(l) + " voxel " + text(x) +
+                " covers finest voxels of different kinds or boundary ids (" + text(first) + " and " + text(other) +
+                "): walls must lie on the finest level; refine closer to them");
+  }
+
+  /// Every leaf voxel at the equilibrium of setup.initial at its first finest voxel (rest at
+  /// rho = 1 without one), walls included; the overlap blocks zero.
+  void initialize(const SolverSetup& setup) {
+    for (int l = 0; l < m_grid->levels(); ++l) {
+      if (m_grid->empty(l)) continue;
+      auto host = karman::create_mirror_view(m_step->populations(l));
+      for (index_t v = 0; v < m_grid->level(l).voxel_count(); ++v) {
+        FlowState state;
+        if (setup.initial && leaf(l, v)) {
+          const std::array<int, 3> x = coordinates(l, v);
+          state = setup.initial(x[0] << l, x[1] << l, x[2] << l);
+        }
+        const double u[3] = {state.u[0], state.u[1], state.u[2]};
+        for (int i = 0; i < L::Q; ++i) host(v, i) = leaf(l, v) ? T(equilibrium<L>(i, state.rho, u)) : T(0);
+      }
+      karman::deep_copy(m_step->populations(l), host);
+    }
+  }
+
+  std::vector<PopulationHost> host_populations() const {
+    std::vector<PopulationHost> host(std::size_t(m_grid->levels()));
+    for (int l = 0; l < m_grid->levels(); ++l) {
+      if (m_grid->empty(l)) continue;
+      host[std::size_t(l)] = karman::create_mirror_view(m_step->populations(l));
+      karman::deep_copy(host[std::size_t(l)], m_step->populations(l));
+    }
+    return host;
+  }
+
+  index_t stored_voxels() const {
+    index_t n = 0;
+    for (int l = 0; l < m_grid->levels(); ++l)
+      if (!m_grid->empty(l)) n += m_grid->level(l).voxel_count();
+    return n;
+  }
+
+  RefinedLevels<Dim> m_levels;
+  Extents m_setup_global;
+  std::string m_collision;
+  RefinedSchedule m_schedule = RefinedSchedule::disaggregated;
+  RefinedGeometry m_geometry;
+  std::unique_ptr<grid_type> m_grid;
+  std::unique_ptr<step_type> m_step;
+  double m_half_force[RefinedLevels<Dim>::max_levels][3] = {};
+  std::vector<std::uint8_t> m_host_level;
+  std::vector<index_t> m_host_voxel;
+  Kokkos::View<std::uint8_t*, MemorySpace> m_level_of;
+  Kokkos::View<index_t*, MemorySpace> m_voxel_of;
+  index_t m_fluid_leaf_voxels = 0;
+  std::int64_t m_steps = 0;
+};
+
+}  // namespace karman::lbm
