@@ -11,8 +11,11 @@
 #include <karman/lbm/cases/channel.hpp>
 #include <karman/lbm/cases/taylor_green.hpp>
 #include <karman/lbm/diagnostics/stream_function.hpp>
+#include <karman/lbm/refined_solver_factory.hpp>
+#include <karman/lbm/solver_factory.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -158,6 +161,56 @@ void finish_taylor_green_3d(const EnergyHistory& h, const std::filesystem::path&
                                 {"peak_time", n ? h.time[peak] : 0.0}};
 }
 
+/// The refined grid of `karman cavity --levels`: the finest level in a shell along the walls,
+/// each coarser level's blocks refined closer than `depth` finest voxels to a wall.
+struct CavityRefinement {
+  int levels = 1;
+  int depth = 8;
+  std::string schedule = "disaggregated";
+  std::string explosion = "constant";
+};
+
+/// Runs `def` (the cavity of `p`) on the refined grid of `r`: checks the box against the levels'
+/// blocks in the words of --n, adds the refinement to the parameters a restart compares, and the
+/// leaf voxels of each level to the summary.
+void refine_cavity(const lbm::cases::CavityParams& p, const CavityRefinement& r, CaseDefinition& def) {
+  const int tile = lbm::refined_block_edge(p.dim) << (r.levels - 1), box = p.n + 2;
+  if (box % tile != 0) {
+    const int below = std::max(tile, box / tile * tile) - 2, above = (box / tile + 1) * tile - 2;
+    throw Error("karman cavity: --n " + std::to_string(p.n) + " with --levels " + std::to_string(r.levels) +
+                ": the box (n + 2 wall voxels) must be a multiple of " + std::to_string(tile) +
+                " (coarsest blocks of " + std::to_string(lbm::refined_block_edge(p.dim)) + " voxels); e.g. --n " +
+                std::to_string(below) + " or --n " + std::to_string(above));
+  }
+  lbm::Refinement refinement;
+  refinement.levels = r.levels;
+  refinement.schedule = r.schedule == "baseline" ? lbm::RefinedSchedule::baseline : lbm::RefinedSchedule::disaggregated;
+  refinement.explosion = r.explosion == "linear" ? lbm::Explosion::linear : lbm::Explosion::constant;
+  refinement.refine = [box, depth = r.depth, dim = p.dim](const std::array<int, 3>& first, int span) {
+    for (int a = 0; a < dim; ++a)
+      if (first[std::size_t(a)] < depth || first[std::size_t(a)] + span > box - depth) return true;
+    return false;
+  };
+  def.grid = lbm::CompiledGrid::refined;
+  def.make_solver = [refinement](const lbm::SolverSetup& setup) { return lbm::make_refined_solver(setup, refinement); };
+  const std::vector<double> leaves = lbm::refined_leaf_voxels(def.setup, refinement);
+  nlohmann::json per_level = nlohmann::json::array();
+  for (std::size_t l = 0; l < leaves.size(); ++l) {
+    const int steps = 1 << (int(leaves.size()) - 1 - int(l));
+    def.updated_voxels += leaves[l] * steps;
+    per_level.push_back({{"level", l}, {"leaf_voxels", leaves[l]}, {"steps_per_coarse_step", steps}});
+  }
+  def.finish = [finish = def.finish, per_level](const GlobalFields& g, const std::filesystem::path& dir,
+                                                nlohmann::json& summary) {
+    finish(g, dir, summary);
+    summary["levels"] = per_level;
+  };
+  def.parameters["levels"] = r.levels;
+  def.parameters["refine_depth"] = r.depth;
+  def.parameters["level_schedule"] = r.schedule;
+  def.parameters["explosion"] = r.explosion;
+}
+
 }  // namespace
 
 void add_case_commands(CLI::App& app, const comm::Ranks& ranks, int& exit_code) {
@@ -171,6 +224,30 @@ void add_case_commands(CLI::App& app, const comm::Ranks& ranks, int& exit_code) 
     cmd->add_option("--re", p->reynolds, "Reynolds number U N / nu")->check(positive_finite())->capture_default_str();
     cmd->add_option("--lid-velocity", p->lid_velocity, "Lid velocity U (lattice units)")
         ->check(positive_finite())
+        ->capture_default_str();
+    auto refined = std::make_shared<CavityRefinement>();
+    auto* levels =
+        cmd->add_option("--levels", refined->levels,
+                        "Grid levels, 2:1 apart (1 to 5): the finest (--n) in a shell along the walls, coarser inside "
+                        "(Meneghin & Mahmoud's Table V cavity; docs/multiresolution.md)")
+            ->check(CLI::Range(1, 5))
+            ->capture_default_str();
+    cmd->add_option("--refine-depth", refined->depth,
+                    "With --levels: finest voxels from the walls that each finer level reaches at least")
+        ->check(CLI::PositiveNumber)
+        ->needs(levels)
+        ->capture_default_str();
+    cmd->add_option("--level-schedule", refined->schedule,
+                    "With --levels: disaggregated (stream and collide fused away from level jumps) or baseline "
+                    "(separate passes); the same bits")
+        ->check(CLI::IsMember({"disaggregated", "baseline"}))
+        ->needs(levels)
+        ->capture_default_str();
+    cmd->add_option("--explosion", refined->explosion,
+                    "With --levels: how a coarse value reaches the finer voxels: constant or linear (plus its "
+                    "gradient)")
+        ->check(CLI::IsMember({"constant", "linear"}))
+        ->needs(levels)
         ->capture_default_str();
     add_run_options(*cmd, *opts);
     cmd->callback([=, &ranks, &exit_code] {
@@ -191,6 +268,7 @@ void add_case_commands(CLI::App& app, const comm::Ranks& ranks, int& exit_code) 
       def.finish = [params](const GlobalFields& g, const std::filesystem::path& dir, nlohmann::json& s) {
         finish_cavity(params, g, dir, s);
       };
+      if (refined->levels > 1) ranks.run([&] { refine_cavity(*p, *refined, def); });
       exit_code = run_case(ranks, *opts, def);
     });
   }

@@ -2,6 +2,7 @@
 
 #include <karman/core/error.hpp>
 #include <karman/lbm/compiled_variants.hpp>
+#include <karman/lbm/refined_solver_factory.hpp>
 #include <karman/lbm/solver_variant.hpp>
 #include <karman/lbm/sparse_block_edge.hpp>
 #include <karman/lbm/sparse_solver_factory.hpp>
@@ -107,6 +108,12 @@ void require_compiled(const Variant& v, CompiledGrid grid) {
                                  "KARMAN_SPARSE_VARIANTS"));
       }
       return;
+    case CompiledGrid::refined:
+      if (!is_refined_compiled(l, p, layout)) {
+        throw Error(not_compiled("refined-grid solver", variant_name(v), "", compiled_refined_variants,
+                                 "KARMAN_REFINED_VARIANTS"));
+      }
+      return;
   }
 }
 
@@ -183,6 +190,57 @@ std::unique_ptr<FlowSolver> make_sparse_solver(const SolverSetup& setup, BlockGr
         }
       });
     });
+  });
+}
+
+int refined_block_edge(int dimension) { return dimension == 3 ? sparse_block_edge<3> : sparse_block_edge<2>; }
+
+namespace {
+
+/// make_refined_solver's checks of the setup and the refinement.
+void check_refined_setup(const SolverSetup& setup, const Refinement& refinement, const char* where) {
+  check_setup(setup, where);
+  const int most = RefinedLevels<3>::max_levels;
+  if (refinement.levels < 1 || refinement.levels > most) {
+    throw Error(std::string(where) + ": " + std::to_string(refinement.levels) + " levels; accepted: 1 to " +
+                std::to_string(most));
+  }
+  const int dim = setup.global.dimension();
+  const int tile = refined_block_edge(dim) << (refinement.levels - 1);
+  for (int a = 0; a < dim; ++a) {
+    const int n = setup.global.extent(a);
+    if (n % tile != 0) {
+      throw Error(std::string(where) + ": the box is " + std::to_string(n) + " voxels along " + "xyz"[a] + "; with " +
+                  std::to_string(refinement.levels) + " levels it must be a multiple of " + std::to_string(tile) +
+                  " (coarsest blocks of " + std::to_string(refined_block_edge(dim)) + " voxels, each " +
+                  std::to_string(tile) + " finest voxels), e.g. " + std::to_string(std::max(tile, n / tile * tile)) +
+                  " or " + std::to_string((n / tile + 1) * tile));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<double> refined_leaf_voxels(const SolverSetup& setup, const Refinement& refinement) {
+  check_refined_setup(setup, refinement, "karman::lbm::refined_leaf_voxels");
+  const int edge = refined_block_edge(setup.global.dimension());
+  if (setup.global.dimension() == 3) return leaf_voxels(refined_levels<3>(setup, refinement, edge));
+  return leaf_voxels(refined_levels<2>(setup, refinement, edge));
+}
+
+std::unique_ptr<FlowSolver> make_refined_solver(const SolverSetup& setup, const Refinement& refinement) {
+  check_refined_setup(setup, refinement, "karman::lbm::make_refined_solver");
+  const Variant& v = setup.variant;
+  return dispatch_variant(v, [&](auto lattice, auto precision, auto layout) -> std::unique_ptr<FlowSolver> {
+    using L = tag_type<decltype(lattice)>;
+    using T = tag_type<decltype(precision)>;
+    using Layout = tag_type<decltype(layout)>;
+    if constexpr (is_refined_compiled(L::name, VariantName<T>::value, Layout::name)) {
+      return detail::make_refined_solver_variant<L, T>(setup, refinement);
+    } else {
+      throw Error(not_compiled("refined-grid solver", variant_name(v), "", compiled_refined_variants,
+                               "KARMAN_REFINED_VARIANTS"));
+    }
   });
 }
 

@@ -6,7 +6,8 @@ rank count, layout and pattern); SIGTERM writes a checkpoint and exits 143 with 
 checkpoint is refused and --restart latest falls back to the one before; a NaN is caught at the
 next check with its voxel (in FP16C storage, which saturates it, too) and nothing is written
 from it; --max-steps before --until-steady exits 4; a cylinder's force history continues through
-a restart, and a run killed after its last checkpoint gets its outputs from a restart.
+a restart, and a run killed after its last checkpoint gets its outputs from a restart; a refined cavity
+(--levels 2) continues bitwise after kill -9 and SIGTERM under both level schedules.
 Usage: check_restart.py KARMAN [MPIEXEC]"""
 import os
 import signal
@@ -79,6 +80,40 @@ with tempfile.TemporaryDirectory() as tmp:
                  "soa", "--output", other, "--restart", older], 2, must_contain=["converted"])
             expect(summary(other).get("fields_fnv1a64") == a.get("fields_fnv1a64"),
                    f"{tag}: restart on 2 ranks, SoA, AB gives the same fields")
+
+    # A refined grid (two levels, the finest in a shell along the walls) on the same run loop:
+    # bitwise after kill -9 with either schedule, SIGTERM, a NaN caught with its voxel; refused
+    # on several ranks, which it does not run on yet.
+    refined = ["cavity", "--n", "62", "--levels", "2", "--re", "400", "--steps", "2000", "--output-every", "1000",
+               "--quiet"]
+    for schedule in ("disaggregated", "baseline"):
+        tag = "refined_" + schedule
+        variant = ["--level-schedule", schedule]
+        straight = os.path.join(tmp, "straight_" + tag)
+        run(refined + variant + ["--output", straight])
+        killed = os.path.join(tmp, "killed_" + tag)
+        kill_after_checkpoint(command(refined + variant + ["--checkpoint-every", "500", "--output", killed]), killed)
+        expect(manifests(killed) and not os.path.exists(os.path.join(killed, "summary.json")),
+               f"{tag}: killed mid-run with a checkpoint and no summary")
+        run(refined + variant + ["--checkpoint-every", "500", "--output", killed, "--restart", "latest"],
+            must_contain=["restarting from"])
+        a, b = summary(straight), summary(killed)
+        expect(a.get("steps_run") == 2000 and b.get("steps_run") == 2000, f"{tag}: both runs end at step 2000")
+        expect(a.get("fields_fnv1a64") and a.get("fields_fnv1a64") == b.get("fields_fnv1a64"),
+               f"{tag}: restarted fields bitwise equal to the straight run's")
+        expect([level.get("leaf_voxels") for level in a.get("levels", [])] == [3072, 256],
+               f"{tag}: summary.json gives each level's leaf voxels")
+    expect(summary(os.path.join(tmp, "straight_refined_disaggregated")).get("fields_fnv1a64") ==
+           summary(os.path.join(tmp, "straight_refined_baseline")).get("fields_fnv1a64"),
+           "refined: both schedules give the same fields")
+    checks.check_sigterm(["cavity", "--n", "62", "--levels", "2", "--output", os.path.join(tmp, "refined_term")],
+                         os.path.join(tmp, "refined_term"))
+    nan = os.path.join(tmp, "refined_nan")
+    run(["cavity", "--n", "62", "--levels", "2", "--steps", "200", "--check-every", "20", "--inject-nan", "27",
+         "--output", nan], expect=3, must_contain=["diverged by step 40", "rho = nan"])
+    if MPIEXEC:
+        run(refined + ["--output", os.path.join(tmp, "refined_np2")], 2, expect=1,
+            must_contain=["2 ranks (one rank does) does not run on a refined grid yet"])
 
     # SIGTERM: the run finishes its step, writes a checkpoint, says how to continue, exits 143.
     term = os.path.join(tmp, "term")

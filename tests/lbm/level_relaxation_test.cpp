@@ -62,4 +62,25 @@ TEST(LevelRelaxation, RefusesBadInput) {
   test::expect_error([&] { refined_relaxation(p, 1); }, {"bulk rate 0.0", "(0, 2)"});
 }
 
+/// A case gives its viscosity on the finest level: coarsened_relaxation finds the coarsest level's
+/// rates that refined_relaxation takes back to them.
+TEST(LevelRelaxation, CoarseningUndoesRefinement) {
+  RelaxationParams fine;
+  fine.omega = 1.9;
+  fine.omega_bulk = 1.2;
+  fine.force[0] = 1e-6;
+  for (int k = 0; k <= 4; ++k) {
+    const RelaxationParams coarse = coarsened_relaxation(fine, k);
+    EXPECT_NEAR(1.0 / coarse.omega - 0.5, (1.0 / fine.omega - 0.5) / double(1 << k), 1e-14) << k;
+    EXPECT_EQ(coarse.force[0], fine.force[0] * double(1 << k)) << k;
+    const RelaxationParams back = refined_relaxation(coarse, k);
+    EXPECT_NEAR(back.omega, fine.omega, 1e-13) << k;
+    EXPECT_NEAR(back.omega_bulk, fine.omega_bulk, 1e-13) << k;
+    EXPECT_EQ(back.force[0], fine.force[0]) << k;
+  }
+  test::expect_error([&] { coarsened_relaxation(fine, -2); }, {"-2 refinements", "0 or more"});
+  fine.omega = 0.0;
+  test::expect_error([&] { coarsened_relaxation(fine, 1); }, {"finest level's rate 0.0", "(0, 2)"});
+}
+
 }  // namespace

@@ -23,8 +23,11 @@
 #include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/level_relaxation.hpp>
 #include <karman/lbm/refined_geometry.hpp>
+#include <karman/lbm/refined_solver_factory.hpp>
 #include <karman/lbm/refined_step.hpp>
 #include <karman/lbm/solver_setup.hpp>
+#include <karman/lbm/sparse_block_edge.hpp>
+#include <karman/lbm/variant_fold.hpp>
 #include <karman/lbm/velocity_set.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -38,18 +41,6 @@
 #include <vector>
 
 namespace karman::lbm {
-
-/// Leaf voxel updates one coarsest step of `levels` makes: level l's leaf voxels (walls included)
-/// 2^(levels - 1 - l) times, level 0 the finest (the numerator of Neon's MLUPS, seed 000 §VI-C).
-template <int Dim>
-double coarse_step_updates(const RefinedLevels<Dim>& levels) {
-  double sum = 0;
-  double block = 1;
-  for (int a = 0; a < Dim; ++a) block *= levels.block_edge();
-  for (int l = 0; l < levels.levels(); ++l)
-    sum += double(levels.leaves(l).size()) * block * double(1 << (levels.levels() - 1 - l));
-  return sum;
-}
 
 /// Moments of every finest voxel from the leaf voxel covering it: density and velocity, zeros in
 /// walls; the velocity of the Guo-forced step, (j* - F/2) / rho with j* the post-collision momentum.
@@ -376,5 +367,41 @@ class RefinedSolver final : public FlowSolver {
   index_t m_fluid_leaf_voxels = 0;
   std::int64_t m_steps = 0;
 };
+
+namespace detail {
+
+/// The refined grid's builder for the fold of variant_fold.hpp: every collision; the pattern and
+/// the forces are the solver's to accept or refuse.
+template <class L, class T>
+struct RefinedSolverBuilder {
+  using result_type = std::unique_ptr<FlowSolver>;
+  template <class Collision>
+  static constexpr bool compiles = true;
+  template <class Collision, Pattern P>
+  static constexpr bool force_field_kernels = false;
+
+  const Refinement* refinement;
+
+  template <class Collision, Pattern P, bool Forced, bool ForceField>
+  result_type build(const SolverSetup& setup) const {
+    constexpr int edge = sparse_block_edge<L::D>;
+    return std::make_unique<RefinedSolver<L, T, Collision, edge>>(setup, refined_levels<L::D>(setup, *refinement, edge),
+                                                                  refinement->schedule, refinement->explosion);
+  }
+  std::string force_field_refusal(const SolverSetup& setup) const {
+    return "karman: a per-voxel force field (" + force_field_source(setup) + ") does not run on a refined grid yet";
+  }
+};
+
+/// Definition of the entry point declared in refined_solver_factory.hpp.
+template <class L, class T>
+std::unique_ptr<FlowSolver> make_refined_solver_variant(const SolverSetup& setup, const Refinement& refinement) {
+  const RefinedSolverBuilder<L, T> builder{&refinement};
+  return fold_collision<L>(setup, builder, [&](auto collision) {
+    return fold_pattern_and_forces<tag_type<decltype(collision)>>(setup, builder);
+  });
+}
+
+}  // namespace detail
 
 }  // namespace karman::lbm

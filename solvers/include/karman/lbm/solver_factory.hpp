@@ -15,7 +15,7 @@ namespace karman::lbm {
 std::unique_ptr<FlowSolver> make_solver(const SolverSetup& setup);
 
 /// The grids a variant is compiled for, each from its own list of generated units.
-enum class CompiledGrid { slabs, cartesian_blocks, block_sparse };
+enum class CompiledGrid { slabs, cartesian_blocks, block_sparse, refined };
 
 /// Throws karman::Error naming what the build holds and the exact configure line that adds
 /// `variant` when this build does not hold it for `grid`: commands call it before they allocate
