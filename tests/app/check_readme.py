@@ -47,6 +47,9 @@ def shrink(words):
     if "cylinder" in out and "--steps" not in out:
         # A cylinder runs a number of benchmark time units by default: a few steps show the line works.
         out += ["--steps", SMALL["--steps"]]
+    if "--levels" in out and "--n" in out:
+        # A refined grid's box is a whole number of coarsest blocks: 32 voxels (30 fluid) for two levels.
+        out[out.index("--n") + 1] = str(16 * 2 ** (int(out[out.index("--levels") + 1]) - 1) - 2)
     if "bench" in out:
         # Case ib's spheres need room: 100 markers on one sphere of a 16^3 box.
         edge = "16" if "--markers" in out else "8"
