@@ -82,8 +82,8 @@ with tempfile.TemporaryDirectory() as tmp:
                    f"{tag}: restart on 2 ranks, SoA, AB gives the same fields")
 
     # A refined grid (two levels, the finest in a shell along the walls) on the same run loop:
-    # bitwise after kill -9 with either schedule, SIGTERM, a NaN caught with its voxel; refused
-    # on several ranks, which it does not run on yet.
+    # bitwise after kill -9 with either schedule, SIGTERM, a NaN caught with its voxel, and on
+    # two ranks.
     refined = ["cavity", "--n", "62", "--levels", "2", "--re", "400", "--steps", "2000", "--output-every", "1000",
                "--quiet"]
     for schedule in ("disaggregated", "baseline"):
@@ -112,8 +112,16 @@ with tempfile.TemporaryDirectory() as tmp:
     run(["cavity", "--n", "62", "--levels", "2", "--steps", "200", "--check-every", "20", "--inject-nan", "27",
          "--output", nan], expect=3, must_contain=["diverged by step 40", "rho = nan"])
     if MPIEXEC:
-        run(refined + ["--output", os.path.join(tmp, "refined_np2")], 2, expect=1,
-            must_contain=["2 ranks (one rank does) does not run on a refined grid yet"])
+        # Two ranks cut the coarsest block planes where the work of every level is shared out: the
+        # same fields as one rank, and a one-rank checkpoint continues on two.
+        np2 = os.path.join(tmp, "refined_np2")
+        run(refined + ["--output", np2], 2)
+        one = summary(os.path.join(tmp, "straight_refined_disaggregated")).get("fields_fnv1a64")
+        expect(one and summary(np2).get("fields_fnv1a64") == one, "refined: 2 ranks give one rank's fields")
+        onto2 = os.path.join(tmp, "refined_onto2")
+        older = os.path.dirname(manifests(os.path.join(tmp, "killed_refined_disaggregated"))[0])
+        run(refined + ["--output", onto2, "--restart", older], 2, must_contain=["restarting from"])
+        expect(summary(onto2).get("fields_fnv1a64") == one, "refined: a one-rank checkpoint continues on 2 ranks")
 
     # SIGTERM: the run finishes its step, writes a checkpoint, says how to continue, exits 143.
     term = os.path.join(tmp, "term")

@@ -11,13 +11,17 @@
 /// coarser leaf's values repeated over its 2^D, 4^D, ... finest voxels), and a restart reads each
 /// leaf from its first finest voxel, so it continues bit for bit. This costs a finest box of host
 /// memory when a checkpoint or output is written (per-level files are the next step,
-/// docs/multiresolution.md). One rank; AB.
+/// docs/multiresolution.md). On several ranks each owns the coarsest level's block planes a
+/// BlockPartition gives it (refined_plane_work: the work of every level shared out), every finer
+/// level cut alike, so its part of the finest box is a slab, which is what the face shows; halos
+/// move through the comm layer's exchanger after every kernel (refined_step.hpp). AB.
 
 #include <karman/core/error.hpp>
 #include <karman/core/for_each.hpp>
 #include <karman/core/kokkos_compat.hpp>
 #include <karman/core/refined/refined_grid.hpp>
 #include <karman/core/refined/refined_levels.hpp>
+#include <karman/core/sparse/block_partition.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/equilibrium.hpp>
 #include <karman/lbm/flow_solver.hpp>
@@ -25,6 +29,7 @@
 #include <karman/lbm/refined_geometry.hpp>
 #include <karman/lbm/refined_solver_factory.hpp>
 #include <karman/lbm/refined_step.hpp>
+#include <karman/lbm/setup_transport.hpp>
 #include <karman/lbm/solver_setup.hpp>
 #include <karman/lbm/sparse_block_edge.hpp>
 #include <karman/lbm/variant_fold.hpp>
@@ -84,14 +89,14 @@ class RefinedSolver final : public FlowSolver {
   using grid_type = typename step_type::grid_type;
   using shape = BlockShape<Dim, B>;
 
-  /// The run of `setup` (its box the finest level of `levels`; one rank, AB, no per-voxel force,
-  /// curved wall or immersed body) with `schedule` and `explosion`. A voxel of level l is what
-  /// setup.geometry says of its first finest voxel; throws karman::Error, naming the voxels, where a
-  /// leaf of a coarser level covers finest voxels of different kinds or ids (the walls must lie on
-  /// one level), and whatever RefinedStep refuses (walls next to a level jump).
+  /// The run of `setup` (its box the finest level of `levels`; AB, no per-voxel force, curved wall
+  /// or immersed body) with `schedule` and `explosion`, this rank's part when setup.ranks > 1. A voxel of level l is
+  /// what setup.geometry says of its first finest voxel; throws karman::Error, naming the voxels, where a leaf of a
+  /// coarser level covers finest voxels of different kinds or ids (the walls must lie on one level), and whatever
+  /// RefinedStep refuses (walls next to a level jump).
   RefinedSolver(const SolverSetup& setup, RefinedLevels<Dim> levels, RefinedSchedule schedule, Explosion explosion)
       : m_levels(std::move(levels)),
-        m_setup_global(setup.global),
+        m_rank(setup.rank),
         m_collision(setup.variant.collision.name()),
         m_schedule(schedule) {
     refuse_what_is_not_refined(setup);
@@ -103,16 +108,34 @@ class RefinedSolver final : public FlowSolver {
         return geometry(x[0] << level, x[1] << level, x[2] << level);
       };
     }
-    m_grid = std::make_unique<grid_type>("karman::refined", m_levels, BlockGrouping::memory,
-                                         refined_boundary<L, B, MemorySpace>(m_levels, m_geometry));
+    const int top = m_levels.levels() - 1, axis = Dim - 1;
+    m_box.global = m_box.extents = setup.global;
+    std::unique_ptr<typename step_type::exchanger_type> halos;
+    if (setup.ranks > 1) {
+      const BlockPartition partition(refined_plane_work(m_levels), setup.ranks);
+      m_grid = std::make_unique<grid_type>("karman::refined", m_levels, partition, setup.rank, BlockGrouping::memory,
+                                           refined_boundary<L, B, MemorySpace>(m_levels, m_geometry));
+      const OwnedBlockPlanes planes = partition.owned(setup.rank);
+      const int span = B << top;  // finest voxels a coarsest block spans
+      m_box.begin[std::size_t(axis)] = planes.begin * span;
+      (axis == 2 ? m_box.extents.nz : m_box.extents.ny) = planes.count * span;
+      m_box.grid[std::size_t(axis)] = setup.ranks;
+      // The exchanger needs the neighbours' ranks only: any slab decomposition of the ranks gives them.
+      halos = comm::slab_and_exchanger<typename step_type::field_type>(
+                  m_levels.block_lattice(top), setup.periodic[std::size_t(axis)], transport_of(setup),
+                  Kokkos::DefaultExecutionSpace())
+                  .exchanger;
+    } else {
+      m_grid = std::make_unique<grid_type>("karman::refined", m_levels, BlockGrouping::memory,
+                                           refined_boundary<L, B, MemorySpace>(m_levels, m_geometry));
+    }
     map_finest_voxels(setup);
     RefinedStepOptions options;
     options.geometry = m_geometry;
     options.schedule = schedule;
     options.explosion = explosion;
-    const int top = m_levels.levels() - 1;
-    m_step =
-        std::make_unique<step_type>(m_levels, *m_grid, coarsened_relaxation(setup.relaxation, top), nullptr, options);
+    m_step = std::make_unique<step_type>(m_levels, *m_grid, coarsened_relaxation(setup.relaxation, top),
+                                         std::move(halos), options);
     for (int l = 0; l <= top; ++l) {
       for (int a = 0; a < 3; ++a) m_half_force[l][a] = 0.5 * setup.relaxation.force[a] * double(1 << l);
     }
@@ -128,7 +151,7 @@ class RefinedSolver final : public FlowSolver {
   std::int64_t steps() const override { return m_steps; }
 
   MomentFields moments() override {
-    const index_t n = m_setup_global.size();
+    const index_t n = m_box.size();
     CompositeMoments<L, T, MemorySpace> kernel;
     for (int l = 0; l < m_grid->levels(); ++l) {
       if (!m_grid->empty(l)) kernel.f[l] = m_step->populations(l);
@@ -150,9 +173,7 @@ class RefinedSolver final : public FlowSolver {
   std::size_t immersed_markers() const override { return 0; }
 
   OwnedBox owned_box() const override {
-    OwnedBox box;
-    box.global = m_setup_global;
-    box.extents = m_setup_global;
+    OwnedBox box = m_box;
     box.local_voxels = stored_voxels();
     return box;
   }
@@ -179,7 +200,7 @@ class RefinedSolver final : public FlowSolver {
   void save_populations(std::byte* out) const override {
     const std::vector<PopulationHost> host = host_populations();
     const std::size_t record = std::size_t(L::Q) * sizeof(T);
-    for (index_t k = 0; k < m_setup_global.size(); ++k) {
+    for (index_t k = 0; k < m_box.size(); ++k) {
       const auto& f = host[m_host_level[std::size_t(k)]];
       const index_t v = m_host_voxel[std::size_t(k)];
       T values[L::Q];
@@ -188,20 +209,24 @@ class RefinedSolver final : public FlowSolver {
     }
   }
 
-  /// Reads each leaf voxel's populations from its first finest voxel of `in` (save_populations'
-  /// order); the overlap blocks' voxels, which no pull reads, become zero.
+  /// Reads each owned leaf voxel's populations from its first finest voxel of `in`
+  /// (save_populations' order); the overlap blocks' voxels, which no pull reads, become zero. The
+  /// halo blocks are then exchanged (collective on several ranks).
   void load_populations(const std::byte* in, std::int64_t steps) override {
     const std::size_t record = std::size_t(L::Q) * sizeof(T);
     for (int l = 0; l < m_grid->levels(); ++l) {
       if (m_grid->empty(l)) continue;
       auto host = karman::create_mirror_view(m_step->populations(l));
-      for (index_t v = 0; v < m_grid->level(l).voxel_count(); ++v) {
+      karman::deep_copy(host, m_step->populations(l));
+      const BlockRange owned = m_grid->level(l).owned_blocks();
+      for (index_t v = index_t(owned.begin) * shape::voxels; v < index_t(owned.end) * shape::voxels; ++v) {
         T values[L::Q] = {};
         if (leaf(l, v)) std::memcpy(values, in + std::size_t(first_finest_voxel(l, v)) * record, record);
         for (int i = 0; i < L::Q; ++i) host(v, i) = values[i];
       }
       karman::deep_copy(m_step->populations(l), host);
     }
+    m_step->exchange_halos();
     m_steps = steps;
   }
 
@@ -211,14 +236,21 @@ class RefinedSolver final : public FlowSolver {
     for (int l = 0; l < m_grid->levels(); ++l)
       if (!m_grid->empty(l))
         host[std::size_t(l)] = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_step->flags(l));
-    for (index_t k = 0; k < m_setup_global.size(); ++k)
+    for (index_t k = 0; k < m_box.size(); ++k)
       out[k] = host[m_host_level[std::size_t(k)]](std::size_t(m_host_voxel[std::size_t(k)]));
   }
 
-  bool uses_mpi() const override { return false; }
-  RankCommStats comm_stats() const override { return {}; }
-  bool gpu_aware() const override { return false; }
-  void reset_comm_stats() override {}
+  bool uses_mpi() const override { return m_step->halos() && m_step->halos()->between_ranks(); }
+  RankCommStats comm_stats() const override {
+    if (uses_mpi()) return m_step->halos()->stats();
+    RankCommStats none;
+    none.rank = m_rank;
+    return none;
+  }
+  bool gpu_aware() const override { return m_step->halos() && m_step->halos()->gpu_aware(); }
+  void reset_comm_stats() override {
+    if (m_step->halos()) m_step->halos()->reset_counters();
+  }
 
   /// The levels and their grid (for tests and per-level figures).
   const RefinedLevels<Dim>& levels() const { return m_levels; }
@@ -232,7 +264,6 @@ class RefinedSolver final : public FlowSolver {
     const auto refuse = [](const std::string& what) {
       throw Error("karman::lbm::RefinedSolver: " + what + " does not run on a refined grid yet");
     };
-    if (setup.ranks > 1) refuse(std::to_string(setup.ranks) + " ranks (one rank does)");
     if (setup.variant.pattern.name() != "ab") refuse("the " + setup.variant.pattern.name() + " pattern (ab does)");
     if (setup.force_field) refuse("a per-voxel force field");
     if (!setup.immersed_body.empty()) refuse("an immersed body");
@@ -256,16 +287,17 @@ class RefinedSolver final : public FlowSolver {
     for (int a = 0; a < Dim; ++a) x[std::size_t(a)] += shape::local_coordinate(int(v % shape::voxels), a);
     return x;
   }
-  /// The box index of the first finest voxel level l's voxel v covers.
+  /// The owned box index of the first finest voxel level l's voxel v covers.
   index_t first_finest_voxel(int l, index_t v) const {
     const std::array<int, 3> x = coordinates(l, v);
-    return m_setup_global.index(x[0] << l, x[1] << l, x[2] << l);
+    return m_box.extents.index((x[0] << l) - m_box.begin[0], (x[1] << l) - m_box.begin[1],
+                               (x[2] << l) - m_box.begin[2]);
   }
 
-  /// Which leaf voxel covers each finest voxel (host and device tables), checking that a coarser
-  /// leaf covers finest voxels of one kind and id.
+  /// Which owned leaf voxel covers each finest voxel of the owned box (host and device tables),
+  /// checking that a coarser leaf covers finest voxels of one kind and id.
   void map_finest_voxels(const SolverSetup& setup) {
-    const index_t n = m_setup_global.size();
+    const index_t n = m_box.size();
     m_host_level.assign(std::size_t(n), 0);
     m_host_voxel.assign(std::size_t(n), -1);
     Kokkos::View<std::uint8_t*, Kokkos::HostSpace> level_of("karman::refined_level_of", std::size_t(n));
@@ -274,7 +306,8 @@ class RefinedSolver final : public FlowSolver {
     for (int l = 0; l < m_grid->levels(); ++l) {
       if (m_grid->empty(l)) continue;
       const int span = 1 << l;
-      for (index_t v = 0; v < m_grid->level(l).voxel_count(); ++v) {
+      const BlockRange owned = m_grid->level(l).owned_blocks();
+      for (index_t v = index_t(owned.begin) * shape::voxels; v < index_t(owned.end) * shape::voxels; ++v) {
         if (!leaf(l, v)) continue;
         const std::array<int, 3> x = coordinates(l, v);
         const std::array<int, 3> first{x[0] << l, x[1] << l, x[2] << l};
@@ -286,7 +319,7 @@ class RefinedSolver final : public FlowSolver {
               const int fx = first[0] + dx, fy = first[1] + dy, fz = first[2] + dz;
               const CellSpec here = l == 0 ? spec : spec_at(fx, fy, fz);
               if (here.kind != spec.kind || here.id != spec.id) refuse_mixed(l, x, first, {fx, fy, fz});
-              const index_t k = m_setup_global.index(fx, fy, fz);
+              const index_t k = m_box.extents.index(fx - m_box.begin[0], fy - m_box.begin[1], fz - m_box.begin[2]);
               m_host_level[std::size_t(k)] = std::uint8_t(l);
               m_host_voxel[std::size_t(k)] = v;
               level_of(std::size_t(k)) =
@@ -316,8 +349,8 @@ class RefinedSolver final : public FlowSolver {
                 "): walls must lie on the finest level; refine closer to them");
   }
 
-  /// Every leaf voxel at the equilibrium of setup.initial at its first finest voxel (rest at
-  /// rho = 1 without one), walls included; the overlap blocks zero.
+  /// Every leaf voxel (halos included) at the equilibrium of setup.initial at its first finest
+  /// voxel (rest at rho = 1 without one), walls included; the overlap blocks zero.
   void initialize(const SolverSetup& setup) {
     for (int l = 0; l < m_grid->levels(); ++l) {
       if (m_grid->empty(l)) continue;
@@ -353,7 +386,8 @@ class RefinedSolver final : public FlowSolver {
   }
 
   RefinedLevels<Dim> m_levels;
-  Extents m_setup_global;
+  OwnedBox m_box;  ///< this rank's slab of the finest box (local_voxels unset)
+  int m_rank = 0;
   std::string m_collision;
   RefinedSchedule m_schedule = RefinedSchedule::disaggregated;
   RefinedGeometry m_geometry;

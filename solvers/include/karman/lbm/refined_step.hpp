@@ -283,6 +283,10 @@ class RefinedStep {
   /// The post-collision populations of `level` (voxel of its grid, population).
   field_type populations(int level) const { return m_levels.at(std::size_t(level)).f; }
 
+  /// The exchanger that fills the halo blocks; null on one rank.
+  const exchanger_type* halos() const { return m_halos.get(); }
+  exchanger_type* halos() { return m_halos.get(); }
+
   /// The flag words of `level` (voxel of its grid; cell_flags.hpp).
   Kokkos::View<const flag_t*, MemorySpace> flags(int level) const { return m_levels.at(std::size_t(level)).flags; }
 
