@@ -92,7 +92,7 @@ struct CoupledStreamCollide {
   Kokkos::View<const ExplosionStencil*, MemorySpace> stencils;  ///< the linear explosion's (level_coupling.hpp)
   int substep = 0;
 
-  KOKKOS_INLINE_FUNCTION void operator()(index_t v) const {
+  KARMAN_KERNEL_BODY KARMAN_FLATTEN void operator()(index_t v) const {
     const auto& access = uniform.access;
     const flag_t fl = access.flags(v);
     if (flags::kind(fl) == CellKind::solid) return;
@@ -100,10 +100,14 @@ struct CoupledStreamCollide {
     const auto planes = access.plane_spans(v);
     const int slot = jump_slot(block_index_t(v / shape::voxels)), local = int(v % shape::voxels);
     T f[L::Q];
-    for (int i = 0; i < L::Q; ++i) {
-      const int e = coupled(((index_t(slot) * shape::voxels + local) * L::Q + i) * 2 + substep);
+    const index_t row = (index_t(slot) * shape::voxels + local) * L::Q;
+    // Unrolled at compile time, so that each uniform pull's direction is a constant, as in the
+    // uniform kernel (a runtime loop left them as calls through the lattice's tables).
+    static_for<L::Q>([&](auto population) KARMAN_INLINE_LAMBDA {
+      constexpr int i = population;
+      const int e = coupled((row + i) * 2 + substep);
       f[i] = e < 0 ? access.pull(v, fl, n, planes, i) : coupled_pull(e, i);
-    }
+    });
     access.regularize_open_boundary(v, fl, f);
     if constexpr (Collides) uniform.relax(v, f);
     access.store(v, n, planes, f);
