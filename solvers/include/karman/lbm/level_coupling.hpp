@@ -29,6 +29,7 @@
 #include <karman/core/error.hpp>
 #include <karman/core/refined/refined_grid.hpp>
 #include <karman/core/refined/refined_levels.hpp>
+#include <karman/lbm/refined_options.hpp>
 
 #include <array>
 #include <cstdint>
@@ -61,19 +62,6 @@ struct CoupledSource {
   friend bool operator==(const CoupledSource& a, const CoupledSource& b) {
     return a.state == b.state && a.voxel == b.voxel && a.reversed == b.reversed && a.stencil == b.stencil;
   }
-};
-
-/// How the coupling hands a coarser voxel's value to the finer voxels of its space.
-enum class Explosion : std::uint8_t {
-  /// The same value to every finer voxel (Rohde et al. 2006, Neon): exact for populations at
-  /// equilibrium, first order where the field varies along a jump.
-  constant,
-  /// The value plus its gradient along the jump (central differences over the coarser voxel's
-  /// neighbours of its level, where both are leaves) times the finer voxel's offset from its centre
-  /// (±1/4 of the coarser voxel along each axis), as waLBerla offers. The offsets of a voxel's children
-  /// cancel, so the mass a coarser population brings is unchanged, provided every read of a
-  /// virtual voxel names its child (docs/multiresolution.md).
-  linear,
 };
 
 /// The gradient stencil of a virtual child of a voxel: the voxel's neighbours of its level along

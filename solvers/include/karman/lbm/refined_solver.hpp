@@ -98,7 +98,8 @@ class RefinedSolver final : public FlowSolver {
       : m_levels(std::move(levels)),
         m_rank(setup.rank),
         m_collision(setup.variant.collision.name()),
-        m_schedule(schedule) {
+        m_schedule(schedule),
+        m_explosion(explosion) {
     refuse_what_is_not_refined(setup);
     m_geometry.boundaries = setup.boundaries;
     if (setup.geometry) {
@@ -191,7 +192,8 @@ class RefinedSolver final : public FlowSolver {
   int populations() const override { return L::Q; }
   std::string description() const override {
     return std::string(L::name) + "/" + VariantName<T>::value + "/soa/" + m_collision + "/ab/refined-" +
-           std::to_string(m_levels.levels()) + "-levels/" + std::string(name(m_schedule));
+           std::to_string(m_levels.levels()) + "-levels/" + std::string(name(m_schedule)) + "/" +
+           std::string(name(m_explosion)) + "-explosion";
   }
   int population_size() const override { return int(sizeof(T)); }
   bool populations_complete() const override { return true; }
@@ -390,6 +392,7 @@ class RefinedSolver final : public FlowSolver {
   int m_rank = 0;
   std::string m_collision;
   RefinedSchedule m_schedule = RefinedSchedule::disaggregated;
+  Explosion m_explosion = Explosion::constant;
   RefinedGeometry m_geometry;
   std::unique_ptr<grid_type> m_grid;
   std::unique_ptr<step_type> m_step;

@@ -6,8 +6,7 @@
 
 #include <karman/core/refined/refined_levels.hpp>
 #include <karman/lbm/flow_solver.hpp>
-#include <karman/lbm/level_coupling.hpp>
-#include <karman/lbm/refined_step.hpp>
+#include <karman/lbm/refined_options.hpp>
 #include <karman/lbm/solver_setup.hpp>
 
 #include <array>
@@ -21,7 +20,7 @@ namespace karman::lbm {
 /// box. `refine(first, span)` says whether to split a block whose first voxel is `first` and which
 /// spans `span` voxels along each axis, both in the finest level's voxels; the 2:1 balance then
 /// refines what it needs beside (refined_levels.hpp). The schedule and the explosion are the
-/// step's (refined_step.hpp, level_coupling.hpp).
+/// step's (refined_options.hpp).
 struct Refinement {
   int levels = 1;
   std::function<bool(const std::array<int, 3>& first, int span)> refine;

@@ -40,6 +40,7 @@
 #include <karman/lbm/level_coupling.hpp>
 #include <karman/lbm/level_relaxation.hpp>
 #include <karman/lbm/refined_geometry.hpp>
+#include <karman/lbm/refined_options.hpp>
 #include <karman/lbm/stream_collide.hpp>
 #include <karman/lbm/update_schedule.hpp>
 #include <karman/lbm/velocity_set.hpp>
@@ -140,24 +141,6 @@ struct CoupledStreamCollide {
     return centre + offset / T(4);
   }
 };
-
-/// How a level's step launches its kernels; both compute the same bits.
-enum class RefinedSchedule {
-  /// Stream and collide fused per voxel: the solver's kernel on the leaf blocks away from a jump,
-  /// each kind of block (away from a jump, at one) a run and a kernel of its own (seed 000 §V's
-  /// memory grouping); the jump blocks pull through the coupling tables from the kept states,
-  /// which is what lets them fuse too.
-  disaggregated,
-  /// Stream and collide as separate passes over every leaf block: the pulls, coupled ones
-  /// included (explosion, coalescence), stored before any collision, then the collision in place
-  /// (the unfused algorithm of seed 000's Table V, which the disaggregated one is measured against).
-  baseline,
-};
-
-/// The schedule's name, as a command line and summary.json give it.
-constexpr std::string_view name(RefinedSchedule s) {
-  return s == RefinedSchedule::disaggregated ? "disaggregated" : "baseline";
-}
 
 /// The baseline schedule's stream pass over leaf blocks away from a jump: the uniform kernel's
 /// pull (bounce-back and open boundaries included), stored before any collision.
