@@ -192,6 +192,7 @@ void refine_cavity(const lbm::cases::CavityParams& p, const CavityRefinement& r,
     return false;
   };
   def.grid = lbm::CompiledGrid::refined;
+  def.voxel_note = lbm::refined_voxel_note(def.setup, refinement);
   def.make_solver = [refinement](const lbm::SolverSetup& setup) { return lbm::make_refined_solver(setup, refinement); };
   const std::vector<double> leaves = lbm::refined_leaf_voxels(def.setup, refinement);
   nlohmann::json per_level = nlohmann::json::array();

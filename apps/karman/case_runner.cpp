@@ -356,8 +356,9 @@ class CaseRun {
                   "%g) (accepted: 0 <= rho <= %g, |u_a| <= %g)",
                   static_cast<long long>(m_solver->steps()), d.x, d.y, d.z, d.rho, d.u[0], d.u[1], d.u[2],
                   max_sane_density, max_sane_velocity);
+    const std::string note = m_def.voxel_note ? m_def.voxel_note(d.x, d.y, d.z) : "";
     std::string message =
-        "karman " + m_def.name + ": " + text + "; " +
+        "karman " + m_def.name + ": " + text + (note.empty() ? "" : ", on " + note) + "; " +
         (m_def.stability_advice.empty()
              ? stability_advice(m_options.variant, m_solver->owned_box().is_slab() && !m_setup.force_field &&
                                                        m_setup.immersed_body.empty())

@@ -74,6 +74,9 @@ struct CaseDefinition {
   std::function<std::string(double steady_figure)> progress_note;
   /// Fields written beside density and velocity.
   std::vector<ExtraField> extra_fields;
+  /// Where voxel (x, y, z) of the box lies in the case's own terms, added to a divergence report
+  /// (a refined grid's level and voxel there); empty: nothing.
+  std::function<std::string(int x, int y, int z)> voxel_note;
   /// What a diverged run can change; empty: the dense cases' advice (--re, resolution, collision).
   std::string stability_advice;
 };

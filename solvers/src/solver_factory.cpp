@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -226,6 +228,27 @@ std::vector<double> refined_leaf_voxels(const SolverSetup& setup, const Refineme
   const int edge = refined_block_edge(setup.global.dimension());
   if (setup.global.dimension() == 3) return leaf_voxels(refined_levels<3>(setup, refinement, edge));
   return leaf_voxels(refined_levels<2>(setup, refinement, edge));
+}
+
+namespace {
+/// refined_voxel_note for levels of Dim dimensions.
+template <int Dim>
+std::function<std::string(int, int, int)> voxel_note(const SolverSetup& setup, const Refinement& refinement) {
+  auto levels =
+      std::make_shared<const RefinedLevels<Dim>>(refined_levels<Dim>(setup, refinement, refined_block_edge(Dim)));
+  return [levels](int x, int y, int z) -> std::string {
+    const int l = levels->leaf_level({x, y, z});
+    if (l < 0) return "";
+    return "level " + std::to_string(l) + " (of " + std::to_string(levels->levels()) + ", 0 the finest), its voxel (" +
+           std::to_string(x >> l) + ", " + std::to_string(y >> l) + ", " + std::to_string(z >> l) + ")";
+  };
+}
+}  // namespace
+
+std::function<std::string(int, int, int)> refined_voxel_note(const SolverSetup& setup, const Refinement& refinement) {
+  check_refined_setup(setup, refinement, "karman::lbm::refined_voxel_note");
+  if (setup.global.dimension() == 3) return voxel_note<3>(setup, refinement);
+  return voxel_note<2>(setup, refinement);
 }
 
 std::unique_ptr<FlowSolver> make_refined_solver(const SolverSetup& setup, const Refinement& refinement) {

@@ -109,8 +109,11 @@ with tempfile.TemporaryDirectory() as tmp:
     checks.check_sigterm(["cavity", "--n", "62", "--levels", "2", "--output", os.path.join(tmp, "refined_term")],
                          os.path.join(tmp, "refined_term"))
     nan = os.path.join(tmp, "refined_nan")
-    run(["cavity", "--n", "62", "--levels", "2", "--steps", "200", "--check-every", "20", "--inject-nan", "27",
-         "--output", nan], expect=3, must_contain=["diverged by step 40", "rho = nan"])
+    # Injected in the coarse interior one step before the check: found there, its level named.
+    run(["cavity", "--n", "62", "--levels", "2", "--steps", "200", "--check-every", "20", "--inject-nan", "39",
+         "--output", nan], expect=3,
+        must_contain=["diverged by step 40", "(x, y, z) = (30, 30, 0) has rho = nan",
+                      ", on level 1 (of 2, 0 the finest), its voxel (15, 15, 0)"])
     if MPIEXEC:
         # Two ranks cut the coarsest block planes where the work of every level is shared out: the
         # same fields as one rank, and a one-rank checkpoint continues on two.

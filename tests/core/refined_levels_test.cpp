@@ -171,6 +171,12 @@ TEST(RefinedLevels, OneRefinedBlock) {
   EXPECT_EQ(r.cover(0, {4, 5, 4}), LevelCover::leaf);
   EXPECT_EQ(r.cover(1, {5, 0, 0}), LevelCover::outside);
   EXPECT_EQ(r.finest_origin(1, centre), (std::array<int, 3>{16, 16, 16}));
+  // A finest voxel's covering leaf: level 0 inside the refined block, level 1 around it.
+  EXPECT_EQ(r.leaf_level({16, 16, 16}), 0);
+  EXPECT_EQ(r.leaf_level({23, 20, 17}), 0);
+  EXPECT_EQ(r.leaf_level({15, 16, 16}), 1);
+  EXPECT_EQ(r.leaf_level({24, 16, 16}), 1);
+  EXPECT_EQ(r.leaf_level({0, 39, 0}), 1);
   EXPECT_EQ(r.finest_span(1), 8);
   expect_leaves_cover_the_box_once(r, "one block");
   expect_balanced(r, "one block");

@@ -12,6 +12,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace karman::lbm {
@@ -65,6 +66,12 @@ std::vector<double> refined_leaf_voxels(const SolverSetup& setup, const Refineme
 /// the box a whole number of coarsest blocks along each axis) and builds its solver; throws
 /// karman::Error naming the bad value and what is accepted.
 std::unique_ptr<FlowSolver> make_refined_solver(const SolverSetup& setup, const Refinement& refinement);
+
+/// Where voxel (x, y, z) of the setup's box (the finest level) lies on the grid `refinement`
+/// makes of it: "level l (of N), its voxel (...)", the leaf covering it, for a divergence report.
+/// Builds the levels once (the same checks as make_refined_solver).
+std::function<std::string(int x, int y, int z)> refined_voxel_note(const SolverSetup& setup,
+                                                                   const Refinement& refinement);
 
 namespace detail {
 /// The refined solver of `setup` for lattice L and precision T (the collision chosen inside);

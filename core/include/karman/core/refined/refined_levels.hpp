@@ -129,6 +129,15 @@ class RefinedLevels {
     return lv.refined.count(key(at)) ? LevelCover::refined : LevelCover::leaf;
   }
 
+  /// The level whose leaf covers voxel `finest` of the finest level (inside the box), or -1.
+  int leaf_level(const std::array<int, 3>& finest) const {
+    for (int l = 0; l < levels(); ++l) {
+      const int span = finest_span(l);
+      if (cover(l, {finest[0] / span, finest[1] / span, Dim == 3 ? finest[2] / span : 0}) == LevelCover::leaf) return l;
+    }
+    return -1;
+  }
+
   /// Whether a block of another level lies among the 26 neighbours (8 in 2D) of block position
   /// `at` of `level`: the neighbour's space belongs to a coarser leaf, or its block is refined.
   bool touches_another_level(int level, const LevelBlockCoordinates& at) const {
