@@ -18,6 +18,7 @@
 #include <array>
 #include <cmath>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -172,8 +173,9 @@ struct CavityRefinement {
 
 /// Runs `def` (the cavity of `p`) on the refined grid of `r`: checks the box against the levels'
 /// blocks in the words of --n, adds the refinement to the parameters a restart compares, and the
-/// leaf voxels of each level to the summary.
-void refine_cavity(const lbm::cases::CavityParams& p, const CavityRefinement& r, CaseDefinition& def) {
+/// leaf voxels of each level and the populations' bytes a leaf voxel to the summary.
+void refine_cavity(const comm::Ranks& ranks, const lbm::cases::CavityParams& p, const CavityRefinement& r,
+                   CaseDefinition& def) {
   const int tile = lbm::refined_block_edge(p.dim) << (r.levels - 1), box = p.n + 2;
   if (box % tile != 0) {
     const int below = std::max(tile, box / tile * tile) - 2, above = (box / tile + 1) * tile - 2;
@@ -201,10 +203,15 @@ void refine_cavity(const lbm::cases::CavityParams& p, const CavityRefinement& r,
     def.updated_voxels += leaves[l] * steps;
     per_level.push_back({{"level", l}, {"leaf_voxels", leaves[l]}, {"steps_per_coarse_step", steps}});
   }
-  def.finish = [finish = def.finish, per_level](const GlobalFields& g, const std::filesystem::path& dir,
-                                                nlohmann::json& summary) {
+  // The populations' bytes over the ranks (the started hook is collective), per leaf voxel.
+  auto bytes = std::make_shared<double>(0.0);
+  def.started = [bytes, &ranks](lbm::FlowSolver& solver) { *bytes = ranks.sum(double(solver.population_bytes())); };
+  const double leaf_total = std::accumulate(leaves.begin(), leaves.end(), 0.0);
+  def.finish = [finish = def.finish, per_level, bytes, leaf_total](
+                   const GlobalFields& g, const std::filesystem::path& dir, nlohmann::json& summary) {
     finish(g, dir, summary);
     summary["levels"] = per_level;
+    summary["population_bytes_per_leaf_voxel"] = *bytes / leaf_total;
   };
   def.parameters["levels"] = r.levels;
   def.parameters["refine_depth"] = r.depth;
@@ -269,7 +276,7 @@ void add_case_commands(CLI::App& app, const comm::Ranks& ranks, int& exit_code) 
       def.finish = [params](const GlobalFields& g, const std::filesystem::path& dir, nlohmann::json& s) {
         finish_cavity(params, g, dir, s);
       };
-      if (refined->levels > 1) ranks.run([&] { refine_cavity(*p, *refined, def); });
+      if (refined->levels > 1) ranks.run([&] { refine_cavity(ranks, *p, *refined, def); });
       exit_code = run_case(ranks, *opts, def);
     });
   }

@@ -103,6 +103,10 @@ with tempfile.TemporaryDirectory() as tmp:
                f"{tag}: restarted fields bitwise equal to the straight run's")
         expect([level.get("leaf_voxels") for level in a.get("levels", [])] == [3072, 256],
                f"{tag}: summary.json gives each level's leaf voxels")
+        # Two D2Q9 double lattices a leaf voxel, and less than as much again for the overlap
+        # blocks and the states kept next to the jumps.
+        expect(144 <= a.get("population_bytes_per_leaf_voxel", 0) < 288,
+               f"{tag}: population bytes a leaf voxel {a.get('population_bytes_per_leaf_voxel')}")
     expect(summary(os.path.join(tmp, "straight_refined_disaggregated")).get("fields_fnv1a64") ==
            summary(os.path.join(tmp, "straight_refined_baseline")).get("fields_fnv1a64"),
            "refined: both schedules give the same fields")

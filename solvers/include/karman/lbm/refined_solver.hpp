@@ -184,9 +184,15 @@ class RefinedSolver final : public FlowSolver {
     for (int l = 0; l < m_levels.levels(); ++l) counts.blocks += std::int64_t(m_levels.leaves(l).size());
     return counts;
   }
-  /// Two lattices a level, every stored voxel (leaves and the overlap blocks the coalescence reads).
+  /// Two lattices a level over every stored voxel (leaves, the overlap blocks the coalescence
+  /// reads, halos), and the two kept states of the voxels next to the jumps.
   std::size_t population_bytes() const override {
-    return 2 * std::size_t(stored_voxels()) * std::size_t(L::Q) * sizeof(T);
+    std::size_t voxels = 0;
+    for (int l = 0; l < m_grid->levels(); ++l) {
+      if (m_grid->empty(l)) continue;
+      voxels += 2 * (std::size_t(m_grid->level(l).voxel_count()) + std::size_t(m_step->kept_voxels(l)));
+    }
+    return voxels * std::size_t(L::Q) * sizeof(T);
   }
   std::size_t bytes_per_update() const override { return 2 * L::Q * sizeof(T); }
   int populations() const override { return L::Q; }
