@@ -176,7 +176,7 @@ struct CavityRefinement {
 /// leaf voxels of each level and the populations' bytes a leaf voxel to the summary.
 void refine_cavity(const comm::Ranks& ranks, const lbm::cases::CavityParams& p, const CavityRefinement& r,
                    CaseDefinition& def) {
-  const int tile = lbm::refined_block_edge(p.dim) << (r.levels - 1), box = p.n + 2;
+  const int tile = lbm::refined_box_multiple(p.dim, r.levels), box = p.n + 2;
   if (box % tile != 0) {
     const int below = std::max(tile, box / tile * tile) - 2, above = (box / tile + 1) * tile - 2;
     throw Error("karman cavity: --n " + std::to_string(p.n) + " with --levels " + std::to_string(r.levels) +
@@ -194,9 +194,10 @@ void refine_cavity(const comm::Ranks& ranks, const lbm::cases::CavityParams& p, 
     return false;
   };
   def.grid = lbm::CompiledGrid::refined;
-  def.voxel_note = lbm::refined_voxel_note(def.setup, refinement);
   def.make_solver = [refinement](const lbm::SolverSetup& setup) { return lbm::make_refined_solver(setup, refinement); };
-  const std::vector<double> leaves = lbm::refined_leaf_voxels(def.setup, refinement);
+  lbm::RefinedGridFacts facts = lbm::refined_grid_facts(def.setup, refinement);
+  def.voxel_note = std::move(facts.voxel_note);
+  const std::vector<double>& leaves = facts.leaf_voxels;
   nlohmann::json per_level = nlohmann::json::array();
   for (std::size_t l = 0; l < leaves.size(); ++l) {
     const int steps = 1 << (int(leaves.size()) - 1 - int(l));

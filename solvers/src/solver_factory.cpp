@@ -208,7 +208,7 @@ void check_refined_setup(const SolverSetup& setup, const Refinement& refinement,
                 std::to_string(most));
   }
   const int dim = setup.global.dimension();
-  const int tile = refined_block_edge(dim) << (refinement.levels - 1);
+  const int tile = refined_box_multiple(dim, refinement.levels);
   for (int a = 0; a < dim; ++a) {
     const int n = setup.global.extent(a);
     if (n % tile != 0) {
@@ -223,32 +223,28 @@ void check_refined_setup(const SolverSetup& setup, const Refinement& refinement,
 
 }  // namespace
 
-std::vector<double> refined_leaf_voxels(const SolverSetup& setup, const Refinement& refinement) {
-  check_refined_setup(setup, refinement, "karman::lbm::refined_leaf_voxels");
-  const int edge = refined_block_edge(setup.global.dimension());
-  if (setup.global.dimension() == 3) return leaf_voxels(refined_levels<3>(setup, refinement, edge));
-  return leaf_voxels(refined_levels<2>(setup, refinement, edge));
-}
-
 namespace {
-/// refined_voxel_note for levels of Dim dimensions.
+/// refined_grid_facts for levels of Dim dimensions.
 template <int Dim>
-std::function<std::string(int, int, int)> voxel_note(const SolverSetup& setup, const Refinement& refinement) {
+RefinedGridFacts grid_facts(const SolverSetup& setup, const Refinement& refinement) {
   auto levels =
       std::make_shared<const RefinedLevels<Dim>>(refined_levels<Dim>(setup, refinement, refined_block_edge(Dim)));
-  return [levels](int x, int y, int z) -> std::string {
+  RefinedGridFacts facts;
+  facts.leaf_voxels = leaf_voxels(*levels);
+  facts.voxel_note = [levels](int x, int y, int z) -> std::string {
     const int l = levels->leaf_level({x, y, z});
     if (l < 0) return "";
     return "level " + std::to_string(l) + " (of " + std::to_string(levels->levels()) + ", 0 the finest), its voxel (" +
            std::to_string(x >> l) + ", " + std::to_string(y >> l) + ", " + std::to_string(z >> l) + ")";
   };
+  return facts;
 }
 }  // namespace
 
-std::function<std::string(int, int, int)> refined_voxel_note(const SolverSetup& setup, const Refinement& refinement) {
-  check_refined_setup(setup, refinement, "karman::lbm::refined_voxel_note");
-  if (setup.global.dimension() == 3) return voxel_note<3>(setup, refinement);
-  return voxel_note<2>(setup, refinement);
+RefinedGridFacts refined_grid_facts(const SolverSetup& setup, const Refinement& refinement) {
+  check_refined_setup(setup, refinement, "karman::lbm::refined_grid_facts");
+  if (setup.global.dimension() == 3) return grid_facts<3>(setup, refinement);
+  return grid_facts<2>(setup, refinement);
 }
 
 std::unique_ptr<FlowSolver> make_refined_solver(const SolverSetup& setup, const Refinement& refinement) {

@@ -20,18 +20,13 @@ double initial(int level, const std::array<int, 3>& at, int i) {
 /// Coordinates on level l of voxel v of that level's grid.
 template <int Dim, int B>
 std::array<int, 3> coordinates(const RefinedGrid<Dim, B>& grid, int l, index_t v) {
-  using shape = typename RefinedGrid<Dim, B>::shape_type;
-  const auto origin = grid.level(l).origin(block_index_t(v / shape::voxels));
-  std::array<int, 3> at{0, 0, 0};
-  for (int a = 0; a < Dim; ++a)
-    at[std::size_t(a)] = origin[std::size_t(a)] + shape::local_coordinate(int(v % shape::voxels), a);
-  return at;
+  return grid.voxel_coordinates(l, v);
 }
 
 /// Whether voxel v of level l's grid is a leaf voxel (not in an overlap block).
 template <int Dim, int B>
 bool leaf(const RefinedGrid<Dim, B>& grid, int l, index_t v) {
-  return grid.role(l, block_index_t(v / RefinedGrid<Dim, B>::shape_type::voxels)) != RefinedBlockRole::overlap;
+  return grid.leaf(l, v);
 }
 
 /// Sets population i of every leaf voxel of `step` to init(level, coordinates, i), the overlap

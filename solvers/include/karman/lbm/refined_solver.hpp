@@ -137,9 +137,7 @@ class RefinedSolver final : public FlowSolver {
     options.explosion = explosion;
     m_step = std::make_unique<step_type>(m_levels, *m_grid, coarsened_relaxation(setup.relaxation, top),
                                          std::move(halos), options);
-    for (int l = 0; l <= top; ++l) {
-      for (int a = 0; a < 3; ++a) m_half_force[l][a] = 0.5 * setup.relaxation.force[a] * double(1 << l);
-    }
+    for (int a = 0; a < 3; ++a) m_force[a] = setup.relaxation.force[a];
     initialize(setup);
   }
 
@@ -156,7 +154,8 @@ class RefinedSolver final : public FlowSolver {
     CompositeMoments<L, T, MemorySpace> kernel;
     for (int l = 0; l < m_grid->levels(); ++l) {
       if (!m_grid->empty(l)) kernel.f[l] = m_step->populations(l);
-      for (int a = 0; a < 3; ++a) kernel.half_force[l][a] = m_half_force[l][a];
+      // The body force doubles per level coarser (refined_relaxation).
+      for (int a = 0; a < 3; ++a) kernel.half_force[l][a] = 0.5 * m_force[a] * double(1 << l);
     }
     kernel.level_of = m_level_of;
     kernel.voxel_of = m_voxel_of;
@@ -229,7 +228,7 @@ class RefinedSolver final : public FlowSolver {
       const BlockRange owned = m_grid->level(l).owned_blocks();
       for (index_t v = index_t(owned.begin) * shape::voxels; v < index_t(owned.end) * shape::voxels; ++v) {
         T values[L::Q] = {};
-        if (leaf(l, v)) std::memcpy(values, in + std::size_t(first_finest_voxel(l, v)) * record, record);
+        if (m_grid->leaf(l, v)) std::memcpy(values, in + std::size_t(first_finest_voxel(l, v)) * record, record);
         for (int i = 0; i < L::Q; ++i) host(v, i) = values[i];
       }
       karman::deep_copy(m_step->populations(l), host);
@@ -285,19 +284,9 @@ class RefinedSolver final : public FlowSolver {
     }
   }
 
-  /// Whether voxel v of level l's grid is a leaf voxel (not in an overlap block).
-  bool leaf(int l, index_t v) const {
-    return m_grid->role(l, block_index_t(v / shape::voxels)) != RefinedBlockRole::overlap;
-  }
-  /// Coordinates on level l of voxel v of that level's grid.
-  std::array<int, 3> coordinates(int l, index_t v) const {
-    std::array<int, 3> x = m_grid->level(l).origin(block_index_t(v / shape::voxels));
-    for (int a = 0; a < Dim; ++a) x[std::size_t(a)] += shape::local_coordinate(int(v % shape::voxels), a);
-    return x;
-  }
   /// The owned box index of the first finest voxel level l's voxel v covers.
   index_t first_finest_voxel(int l, index_t v) const {
-    const std::array<int, 3> x = coordinates(l, v);
+    const std::array<int, 3> x = m_grid->voxel_coordinates(l, v);
     return m_box.extents.index((x[0] << l) - m_box.begin[0], (x[1] << l) - m_box.begin[1],
                                (x[2] << l) - m_box.begin[2]);
   }
@@ -316,8 +305,8 @@ class RefinedSolver final : public FlowSolver {
       const int span = 1 << l;
       const BlockRange owned = m_grid->level(l).owned_blocks();
       for (index_t v = index_t(owned.begin) * shape::voxels; v < index_t(owned.end) * shape::voxels; ++v) {
-        if (!leaf(l, v)) continue;
-        const std::array<int, 3> x = coordinates(l, v);
+        if (!m_grid->leaf(l, v)) continue;
+        const std::array<int, 3> x = m_grid->voxel_coordinates(l, v);
         const std::array<int, 3> first{x[0] << l, x[1] << l, x[2] << l};
         const CellSpec spec = spec_at(first[0], first[1], first[2]);
         if (spec.kind != CellKind::solid) ++m_fluid_leaf_voxels;
@@ -365,12 +354,12 @@ class RefinedSolver final : public FlowSolver {
       auto host = karman::create_mirror_view(m_step->populations(l));
       for (index_t v = 0; v < m_grid->level(l).voxel_count(); ++v) {
         FlowState state;
-        if (setup.initial && leaf(l, v)) {
-          const std::array<int, 3> x = coordinates(l, v);
+        if (setup.initial && m_grid->leaf(l, v)) {
+          const std::array<int, 3> x = m_grid->voxel_coordinates(l, v);
           state = setup.initial(x[0] << l, x[1] << l, x[2] << l);
         }
         const double u[3] = {state.u[0], state.u[1], state.u[2]};
-        for (int i = 0; i < L::Q; ++i) host(v, i) = leaf(l, v) ? T(equilibrium<L>(i, state.rho, u)) : T(0);
+        for (int i = 0; i < L::Q; ++i) host(v, i) = m_grid->leaf(l, v) ? T(equilibrium<L>(i, state.rho, u)) : T(0);
       }
       karman::deep_copy(m_step->populations(l), host);
     }
@@ -402,7 +391,7 @@ class RefinedSolver final : public FlowSolver {
   RefinedGeometry m_geometry;
   std::unique_ptr<grid_type> m_grid;
   std::unique_ptr<step_type> m_step;
-  double m_half_force[RefinedLevels<Dim>::max_levels][3] = {};
+  double m_force[3] = {0, 0, 0};  ///< the body force on the finest level
   std::vector<std::uint8_t> m_host_level;
   std::vector<index_t> m_host_voxel;
   Kokkos::View<std::uint8_t*, MemorySpace> m_level_of;

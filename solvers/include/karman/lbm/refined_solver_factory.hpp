@@ -32,6 +32,10 @@ struct Refinement {
 /// The block edge of a refined grid's levels: the block-sparse grid's (sparse_block_edge.hpp).
 int refined_block_edge(int dimension);
 
+/// What the box of a refined grid of `levels` levels must be a multiple of along each axis: a
+/// coarsest block, in finest voxels.
+inline int refined_box_multiple(int dimension, int levels) { return refined_block_edge(dimension) << (levels - 1); }
+
 /// The levels `refinement` asks for over the box of `setup` (its finest level), blocks of `edge`
 /// voxels a side.
 template <int Dim>
@@ -56,22 +60,24 @@ std::vector<double> leaf_voxels(const RefinedLevels<Dim>& levels) {
   return voxels;
 }
 
-/// Leaf voxels of each level of the grid `refinement` makes of the box of `setup`, level 0 the
-/// finest, which takes 2^(levels - 1) steps per coarsest step (Neon's MLUPS counts
-/// Σ_l 2^(levels - 1 - l) N_l updates a coarsest step, seed 000 §VI-C). The same checks as
-/// make_refined_solver.
-std::vector<double> refined_leaf_voxels(const SolverSetup& setup, const Refinement& refinement);
+/// What a case reports of the grid `refinement` makes of the box of `setup`, its levels built once.
+struct RefinedGridFacts {
+  /// Leaf voxels of each level, level 0 the finest, which takes 2^(levels - 1) steps per coarsest
+  /// step (Neon's MLUPS counts Σ_l 2^(levels - 1 - l) N_l updates a coarsest step, seed 000 §VI-C).
+  std::vector<double> leaf_voxels;
+  /// Where voxel (x, y, z) of the box (the finest level) lies: "level l (of N, 0 the finest), its
+  /// voxel (...)", the leaf covering it, for a divergence report.
+  std::function<std::string(int x, int y, int z)> voxel_note;
+};
+
+/// The facts of the grid `refinement` makes of the box of `setup` (the same checks as
+/// make_refined_solver).
+RefinedGridFacts refined_grid_facts(const SolverSetup& setup, const Refinement& refinement);
 
 /// Checks the setup (names, sizes, lattice vs dimension, rates) and the refinement (1 to 5 levels;
 /// the box a whole number of coarsest blocks along each axis) and builds its solver; throws
 /// karman::Error naming the bad value and what is accepted.
 std::unique_ptr<FlowSolver> make_refined_solver(const SolverSetup& setup, const Refinement& refinement);
-
-/// Where voxel (x, y, z) of the setup's box (the finest level) lies on the grid `refinement`
-/// makes of it: "level l (of N), its voxel (...)", the leaf covering it, for a divergence report.
-/// Builds the levels once (the same checks as make_refined_solver).
-std::function<std::string(int x, int y, int z)> refined_voxel_note(const SolverSetup& setup,
-                                                                   const Refinement& refinement);
 
 namespace detail {
 /// The refined solver of `setup` for lattice L and precision T (the collision chosen inside);

@@ -366,7 +366,7 @@ class RefinedStep {
     for (block_index_t b = 0; b < grid.block_count(); ++b) {
       for (int local = 0; local < shape::voxels; ++local) {
         const index_t voxel = index_t(b) * shape::voxels + local;
-        const std::array<int, 3> x = coordinates(l, voxel);
+        const std::array<int, 3> x = m_grid->voxel_coordinates(l, voxel);
         const flag_t word = refined_flag<L>(levels, geometry, l, x, velocities);
         host(std::size_t(voxel)) = word;
         const bool runs_as_bulk =
@@ -381,13 +381,6 @@ class RefinedStep {
     }
     m_levels[std::size_t(l)].flags = Kokkos::create_mirror_view_and_copy(MemorySpace(), host);
     return host;
-  }
-
-  /// Coordinates on level l of voxel `voxel` of that level's grid.
-  std::array<int, 3> coordinates(int l, index_t voxel) const {
-    std::array<int, 3> x = m_grid->level(l).origin(block_index_t(voxel / shape::voxels));
-    for (int a = 0; a < Dim; ++a) x[std::size_t(a)] += shape::local_coordinate(int(voxel % shape::voxels), a);
-    return x;
   }
 
   /// The level whose lattice a coupled pull of level l reads from `state`.
@@ -405,7 +398,7 @@ class RefinedStep {
   void refuse_walls_at_jumps(int l, const RefinedLevels<Dim>& levels, const LevelCoupling<L, B>& coupling,
                              const std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>>& flag_words) const {
     const auto refuse = [&](index_t voxel, const std::string& what) {
-      const std::array<int, 3> x = coordinates(l, voxel);
+      const std::array<int, 3> x = m_grid->voxel_coordinates(l, voxel);
       throw Error("karman::lbm::RefinedStep: level " + std::to_string(l) + " voxel (" + std::to_string(x[0]) + ", " +
                   std::to_string(x[1]) + ", " + std::to_string(x[2]) + ") is next to a level jump and " + what);
     };
@@ -418,7 +411,7 @@ class RefinedStep {
       if (flags::kind(word) == CellKind::solid) continue;
       // A bounced population whose source lies inside the box bounces off a wall voxel.
       if (flags::blocked(word, p.population) &&
-          refined_source(levels, l, coordinates(l, p.voxel), velocities[std::size_t(p.population)])) {
+          refined_source(levels, l, m_grid->voxel_coordinates(l, p.voxel), velocities[std::size_t(p.population)])) {
         refuse(p.voxel, std::string("bounces a population off a wall voxel") + inside);
       }
       for (std::uint32_t k = 0; k < p.count; ++k) {

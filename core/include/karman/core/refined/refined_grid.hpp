@@ -160,6 +160,16 @@ class RefinedGrid {
   RefinedBlockRole role(int level, block_index_t b) const {
     return RefinedBlockRole(at_level(level).roles(std::size_t(b)));
   }
+  /// Whether voxel `voxel` of `level`'s grid is a leaf voxel (its block not an overlap block).
+  bool leaf(int level, index_t voxel) const {
+    return role(level, block_index_t(voxel / shape_type::voxels)) != RefinedBlockRole::overlap;
+  }
+  /// Coordinates on `level` (in its voxels) of voxel `voxel` of that level's grid.
+  std::array<int, 3> voxel_coordinates(int level, index_t voxel) const {
+    std::array<int, 3> x = this->level(level).origin(block_index_t(voxel / shape_type::voxels));
+    for (int a = 0; a < Dim; ++a) x[std::size_t(a)] += shape_type::local_coordinate(int(voxel % shape_type::voxels), a);
+    return x;
+  }
   /// The block of level + 1's grid at direction `dir` (BlockShape::direction) of the parent of
   /// block b of `level`, or absent_block (host copy).
   block_index_t coarse_neighbour(int level, block_index_t b, int dir) const {
