@@ -162,35 +162,81 @@ void finish_taylor_green_3d(const EnergyHistory& h, const std::filesystem::path&
                                 {"peak_time", n ? h.time[peak] : 0.0}};
 }
 
-/// The refined grid of `karman cavity --levels`: the finest level in a shell along the walls,
-/// each coarser level's blocks refined closer than `depth` finest voxels to a wall.
-struct CavityRefinement {
+/// The refined grid of a case's `--levels`: the finest level along the case's walls, each coarser
+/// level's blocks refined closer than `depth` finest voxels to a wall.
+struct LevelOptions {
   int levels = 1;
   int depth = 8;
   std::string schedule = "disaggregated";
   std::string explosion = "constant";
 };
 
-/// Runs `def` (the cavity of `p`) on the refined grid of `r`: checks the box against the levels'
-/// blocks in the words of --n, adds the refinement to the parameters a restart compares, and the
-/// leaf voxels of each level and the populations' bytes a leaf voxel to the summary.
-void refine_cavity(const comm::Ranks& ranks, const lbm::cases::CavityParams& p, const CavityRefinement& r,
-                   CaseDefinition& def) {
-  const int tile = lbm::refined_box_multiple(p.dim, r.levels), box = p.n + 2;
-  if (box % tile != 0) {
-    const int below = std::max(tile, box / tile * tile) - 2, above = (box / tile + 1) * tile - 2;
-    throw Error("karman cavity: --n " + std::to_string(p.n) + " with --levels " + std::to_string(r.levels) +
-                ": the box (n + 2 wall voxels) must be a multiple of " + std::to_string(tile) +
-                " (coarsest blocks of " + std::to_string(lbm::refined_block_edge(p.dim)) + " voxels); e.g. --n " +
-                std::to_string(below) + " or --n " + std::to_string(above));
+/// Adds --levels and the options that need it to `cmd`; `where` says where the finest level lies.
+void add_level_options(CLI::App& cmd, LevelOptions& r, const std::string& where) {
+  auto* levels = cmd.add_option("--levels", r.levels,
+                                "Grid levels, 2:1 apart (1 to 5): the finest " + where +
+                                    ", coarser elsewhere (docs/multiresolution.md)")
+                     ->check(CLI::Range(1, 5))
+                     ->capture_default_str();
+  cmd.add_option("--refine-depth", r.depth,
+                 "With --levels: finest voxels from the walls that each finer level reaches at least")
+      ->check(CLI::PositiveNumber)
+      ->needs(levels)
+      ->capture_default_str();
+  cmd.add_option("--level-schedule", r.schedule,
+                 "With --levels: disaggregated (stream and collide fused away from level jumps) or baseline "
+                 "(separate passes); the same bits")
+      ->check(CLI::IsMember({"disaggregated", "baseline"}))
+      ->needs(levels)
+      ->capture_default_str();
+  cmd.add_option("--explosion", r.explosion,
+                 "With --levels: how a coarse value reaches the finer voxels: constant or linear (plus its "
+                 "gradient)")
+      ->check(CLI::IsMember({"constant", "linear"}))
+      ->needs(levels)
+      ->capture_default_str();
+}
+
+/// An axis of a case's box in the words of its command line: the option that sets it, its value,
+/// and the voxels the box has besides (walls).
+struct BoxAxis {
+  std::string option;
+  int value = 0;
+  int added = 0;
+};
+
+/// Throws karman::Error, naming the option and the nearest values that fit, where an axis of the
+/// box is not a whole number of the coarsest blocks of `r`'s levels.
+void require_refined_box(const std::string& command, const LevelOptions& r, int dim, const std::vector<BoxAxis>& axes) {
+  const int tile = lbm::refined_box_multiple(dim, r.levels);
+  for (const BoxAxis& axis : axes) {
+    const int box = axis.value + axis.added;
+    if (box % tile == 0) continue;
+    const int below = std::max(tile, box / tile * tile) - axis.added, above = (box / tile + 1) * tile - axis.added;
+    const std::string besides =
+        axis.added ? " (" + axis.option.substr(2) + " + " + std::to_string(axis.added) + " wall voxels)" : "";
+    throw Error(command + ": " + axis.option + " " + std::to_string(axis.value) + " with --levels " +
+                std::to_string(r.levels) + ": the box" + besides + " must be a multiple of " + std::to_string(tile) +
+                " (coarsest blocks of " + std::to_string(lbm::refined_block_edge(dim)) + " voxels); e.g. " +
+                axis.option + " " + std::to_string(below) + " or " + axis.option + " " + std::to_string(above));
   }
+}
+
+/// Runs `def` on the refined grid of `r`, the finest level within `r.depth` finest voxels of the
+/// box's sides along the axes `walled` names: adds the refinement to the parameters a restart
+/// compares, and the leaf voxels of each level and the populations' bytes a leaf voxel to the
+/// summary.
+void refine_case(const comm::Ranks& ranks, const LevelOptions& r, std::array<bool, 3> walled, CaseDefinition& def) {
   lbm::Refinement refinement;
   refinement.levels = r.levels;
   refinement.schedule = r.schedule == "baseline" ? lbm::RefinedSchedule::baseline : lbm::RefinedSchedule::disaggregated;
   refinement.explosion = r.explosion == "linear" ? lbm::Explosion::linear : lbm::Explosion::constant;
-  refinement.refine = [box, depth = r.depth, dim = p.dim](const std::array<int, 3>& first, int span) {
-    for (int a = 0; a < dim; ++a)
-      if (first[std::size_t(a)] < depth || first[std::size_t(a)] + span > box - depth) return true;
+  const Extents box = def.setup.global;
+  refinement.refine = [box, walled, depth = r.depth](const std::array<int, 3>& first, int span) {
+    for (int a = 0; a < 3; ++a) {
+      if (!walled[std::size_t(a)]) continue;
+      if (first[std::size_t(a)] < depth || first[std::size_t(a)] + span > box.extent(a) - depth) return true;
+    }
     return false;
   };
   def.grid = lbm::CompiledGrid::refined;
@@ -234,30 +280,8 @@ void add_case_commands(CLI::App& app, const comm::Ranks& ranks, int& exit_code) 
     cmd->add_option("--lid-velocity", p->lid_velocity, "Lid velocity U (lattice units)")
         ->check(positive_finite())
         ->capture_default_str();
-    auto refined = std::make_shared<CavityRefinement>();
-    auto* levels =
-        cmd->add_option("--levels", refined->levels,
-                        "Grid levels, 2:1 apart (1 to 5): the finest (--n) in a shell along the walls, coarser inside "
-                        "(Meneghin & Mahmoud's Table V cavity; docs/multiresolution.md)")
-            ->check(CLI::Range(1, 5))
-            ->capture_default_str();
-    cmd->add_option("--refine-depth", refined->depth,
-                    "With --levels: finest voxels from the walls that each finer level reaches at least")
-        ->check(CLI::PositiveNumber)
-        ->needs(levels)
-        ->capture_default_str();
-    cmd->add_option("--level-schedule", refined->schedule,
-                    "With --levels: disaggregated (stream and collide fused away from level jumps) or baseline "
-                    "(separate passes); the same bits")
-        ->check(CLI::IsMember({"disaggregated", "baseline"}))
-        ->needs(levels)
-        ->capture_default_str();
-    cmd->add_option("--explosion", refined->explosion,
-                    "With --levels: how a coarse value reaches the finer voxels: constant or linear (plus its "
-                    "gradient)")
-        ->check(CLI::IsMember({"constant", "linear"}))
-        ->needs(levels)
-        ->capture_default_str();
+    auto refined = std::make_shared<LevelOptions>();
+    add_level_options(*cmd, *refined, "(--n) in a shell along the walls (Meneghin & Mahmoud's Table V cavity)");
     add_run_options(*cmd, *opts);
     cmd->callback([=, &ranks, &exit_code] {
       default_lattice(*opts, p->dim, cmd->count("--lattice") > 0);
@@ -277,7 +301,12 @@ void add_case_commands(CLI::App& app, const comm::Ranks& ranks, int& exit_code) 
       def.finish = [params](const GlobalFields& g, const std::filesystem::path& dir, nlohmann::json& s) {
         finish_cavity(params, g, dir, s);
       };
-      if (refined->levels > 1) ranks.run([&] { refine_cavity(ranks, *p, *refined, def); });
+      if (refined->levels > 1) {
+        ranks.run([&] {
+          require_refined_box("karman cavity", *refined, p->dim, {{"--n", p->n, 2}});
+          refine_case(ranks, *refined, {true, true, p->dim == 3}, def);
+        });
+      }
       exit_code = run_case(ranks, *opts, def);
     });
   }
@@ -302,6 +331,8 @@ void add_case_commands(CLI::App& app, const comm::Ranks& ranks, int& exit_code) 
     cmd->add_option("--drive", *drive, "force (periodic, Guo body force) or pressure (regularized inlet/outlet)")
         ->check(CLI::IsMember({"force", "pressure"}))
         ->capture_default_str();
+    auto refined = std::make_shared<LevelOptions>();
+    add_level_options(*cmd, *refined, "in bands along the walls (and the inlet and outlet with --drive pressure)");
     add_run_options(*cmd, *opts);
     cmd->callback([=, &ranks, &exit_code] {
       default_lattice(*opts, p->dim, cmd->count("--lattice") > 0);
@@ -322,6 +353,14 @@ void add_case_commands(CLI::App& app, const comm::Ranks& ranks, int& exit_code) 
       def.finish = [params](const GlobalFields& g, const std::filesystem::path& dir, nlohmann::json& s) {
         finish_channel(params, g, dir, s);
       };
+      if (refined->levels > 1) {
+        ranks.run([&] {
+          std::vector<BoxAxis> axes{{"--length", p->length, 0}, {"--height", p->height, 2}};
+          if (p->dim == 3) axes.push_back({"--depth", p->depth, 0});
+          require_refined_box("karman channel", *refined, p->dim, axes);
+          refine_case(ranks, *refined, {p->drive == lbm::cases::ChannelDrive::pressure_drop, true, false}, def);
+        });
+      }
       exit_code = run_case(ranks, *opts, def);
     });
   }

@@ -46,6 +46,11 @@ COMMAND_LINE = [
     ("levels 6", ["cavity", "--n", "62", "--levels", "6", "--steps", "10"], "--levels: Value 6 not in range"),
     ("levels and n", ["cavity", "--n", "128", "--levels", "2", "--steps", "10"],
      "--n 128 with --levels 2: the box (n + 2 wall voxels) must be a multiple of 16"),
+    ("channel levels and height", ["channel", "--height", "31", "--levels", "2", "--steps", "10"],
+     "--height 31 with --levels 2: the box (height + 2 wall voxels) must be a multiple of 16"),
+    ("channel levels and length", ["channel", "--length", "60", "--levels", "2", "--steps", "10"],
+     "--length 60 with --levels 2: the box must be a multiple of 16 (coarsest blocks of 8 voxels); "
+     "e.g. --length 48 or --length 64"),
     ("refine depth alone", ["cavity", "--n", "62", "--refine-depth", "4", "--steps", "10"],
      "--refine-depth requires --levels"),
     ("levels aa", ["cavity", "--n", "62", "--levels", "2", "--pattern", "aa", "--steps", "10"],

@@ -44,6 +44,22 @@ struct RefinedGeometry {
   }
 };
 
+/// The boundary values of `table` for the voxels of `level`: the same velocities and densities
+/// (acoustic scaling keeps the lattice velocity from level to level), each inflow parabola's zeros
+/// moved into the level's voxel coordinates, so that a voxel's factor is the finest grid's at its
+/// centre (a voxel x of level l spans the finest voxels x 2^l .. x 2^l + 2^l - 1).
+inline BoundaryTable level_boundaries(const BoundaryTable& table, int level) {
+  BoundaryTable at = table;
+  const double span = double(1 << level), centre = (span - 1.0) / 2.0;
+  for (BoundaryValue& b : at.values) {
+    for (int k = 0; k < 2; ++k) {
+      b.profile_lo[k] = (b.profile_lo[k] - centre) / span;
+      b.profile_hi[k] = (b.profile_hi[k] - centre) / span;
+    }
+  }
+  return at;
+}
+
 /// The voxel x - c of `level` a population moving along c reaches x from, wrapped along the
 /// periodic axes of a Dim-dimensional box; none where it lies past a closed side.
 template <int Dim>

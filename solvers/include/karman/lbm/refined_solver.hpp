@@ -91,9 +91,10 @@ class RefinedSolver final : public FlowSolver {
 
   /// The run of `setup` (its box the finest level of `levels`; AB, no per-voxel force, curved wall
   /// or immersed body) with `schedule` and `explosion`, this rank's part when setup.ranks > 1. A voxel of level l is
-  /// what setup.geometry says of its first finest voxel; throws karman::Error, naming the voxels, where a leaf of a
-  /// coarser level covers finest voxels of different kinds or ids (the walls must lie on one level), and whatever
-  /// RefinedStep refuses (walls next to a level jump).
+  /// what setup.geometry says of its representative finest voxel (representative_finest_voxel); throws
+  /// karman::Error, naming the voxels, where a leaf of a coarser level covers finest voxels of different kinds or
+  /// ids (the walls must lie on one level; an inlet or outlet may cover fluid), and whatever RefinedStep refuses
+  /// (walls next to a level jump).
   RefinedSolver(const SolverSetup& setup, RefinedLevels<Dim> levels, RefinedSchedule schedule, Explosion explosion)
       : m_levels(std::move(levels)),
         m_rank(setup.rank),
@@ -101,16 +102,17 @@ class RefinedSolver final : public FlowSolver {
         m_schedule(schedule),
         m_explosion(explosion) {
     refuse_what_is_not_refined(setup);
+    m_box.global = m_box.extents = setup.global;
     m_geometry.boundaries = setup.boundaries;
     if (setup.geometry) {
       m_geometry.cell = [geometry = setup.geometry, this](int level, const std::array<int, 3>& x) {
         const LevelBlockCoordinates block{x[0] / B, x[1] / B, x[2] / B};
         if (m_levels.cover(level, block) != LevelCover::leaf) return CellSpec{};
-        return geometry(x[0] << level, x[1] << level, x[2] << level);
+        const std::array<int, 3> at = representative_finest_voxel(level, x);
+        return geometry(at[0], at[1], at[2]);
       };
     }
     const int top = m_levels.levels() - 1, axis = Dim - 1;
-    m_box.global = m_box.extents = setup.global;
     std::unique_ptr<typename step_type::exchanger_type> halos;
     if (setup.ranks > 1) {
       const BlockPartition partition(refined_plane_work(m_levels), setup.ranks);
@@ -284,6 +286,18 @@ class RefinedSolver final : public FlowSolver {
     }
   }
 
+  /// The finest voxel whose kind voxel x of level l takes: the one it covers on the box's side where
+  /// it touches one, else its first. A voxel at a side so takes an inlet or outlet lying along the
+  /// side (the case's open boundaries are its box's first or last plane of voxels).
+  std::array<int, 3> representative_finest_voxel(int l, const std::array<int, 3>& x) const {
+    std::array<int, 3> at{x[0] << l, x[1] << l, x[2] << l};
+    for (int a = 0; a < Dim; ++a) {
+      const int n = m_box.global.extent(a);
+      if (((x[std::size_t(a)] + 1) << l) >= n) at[std::size_t(a)] = n - 1;
+    }
+    return at;
+  }
+
   /// The owned box index of the first finest voxel level l's voxel v covers.
   index_t first_finest_voxel(int l, index_t v) const {
     const std::array<int, 3> x = m_grid->voxel_coordinates(l, v);
@@ -308,14 +322,17 @@ class RefinedSolver final : public FlowSolver {
         if (!m_grid->leaf(l, v)) continue;
         const std::array<int, 3> x = m_grid->voxel_coordinates(l, v);
         const std::array<int, 3> first{x[0] << l, x[1] << l, x[2] << l};
-        const CellSpec spec = spec_at(first[0], first[1], first[2]);
+        const std::array<int, 3> at = representative_finest_voxel(l, x);
+        const CellSpec spec = spec_at(at[0], at[1], at[2]);
+        const bool open = spec.kind == CellKind::velocity_boundary || spec.kind == CellKind::pressure_boundary;
         if (spec.kind != CellKind::solid) ++m_fluid_leaf_voxels;
         for (int dz = 0; dz < (Dim == 3 ? span : 1); ++dz) {
           for (int dy = 0; dy < span; ++dy) {
             for (int dx = 0; dx < span; ++dx) {
               const int fx = first[0] + dx, fy = first[1] + dy, fz = first[2] + dz;
               const CellSpec here = l == 0 ? spec : spec_at(fx, fy, fz);
-              if (here.kind != spec.kind || here.id != spec.id) refuse_mixed(l, x, first, {fx, fy, fz});
+              const bool same = here.kind == spec.kind && here.id == spec.id;
+              if (!same && !(open && here.kind == CellKind::fluid)) refuse_mixed(l, x, at, {fx, fy, fz});
               const index_t k = m_box.extents.index(fx - m_box.begin[0], fy - m_box.begin[1], fz - m_box.begin[2]);
               m_host_level[std::size_t(k)] = std::uint8_t(l);
               m_host_voxel[std::size_t(k)] = v;
@@ -343,7 +360,7 @@ class RefinedSolver final : public FlowSolver {
     };
     throw Error("karman::lbm::RefinedSolver: level " + std::to_string(l) + " voxel " + text(x) +
                 " covers finest voxels of different kinds or boundary ids (" + text(first) + " and " + text(other) +
-                "): walls must lie on the finest level; refine closer to them");
+                "): walls must lie on the finest level (refine closer to them); an inlet or outlet may cover fluid");
   }
 
   /// Every leaf voxel (halos included) at the equilibrium of setup.initial at its first finest

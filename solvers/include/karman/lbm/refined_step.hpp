@@ -18,7 +18,9 @@
 /// voxel with a kernel for each kind of block (seed 000 §V), and `baseline`, stream and collision
 /// as separate passes; they compute the same bits, and tests/lbm/refined_reference.hpp is the
 /// oracle of both. AB for now; the box's sides periodic or closed (walls at rest, half-way
-/// bounce-back, which the jumps may meet), walls inside the box a block away from the jumps; on one
+/// bounce-back, which the jumps may meet), walls inside the box a block away from the jumps, inlets
+/// and outlets (regularized) on any level, each level's inflow parabolas in its own voxels
+/// (level_boundaries); on one
 /// rank or on several: a rank's part of the grid (RefinedGrid's partition constructor, every level
 /// cut where the coarsest is) has a halo block plane on each side of every level, which an
 /// exchanger fills after each step of that level. The states a step keeps are copies, made between
@@ -216,15 +218,15 @@ class RefinedStep {
   /// fills every level's halo blocks (one exchanger serves every level: an MPI exchanger between
   /// the ranks of the partition); null on one rank, whose level grids wrap their periodic sides
   /// themselves. A level jump may meet a closed side of the box (at rest); throws karman::Error
-  /// where a wall voxel comes next to a level jump (not coupled yet), or where the grid's boundary
-  /// blocks miss a wall of the geometry.
+  /// where a wall voxel, an inlet or an outlet comes next to a level jump (not coupled yet), or where the grid's
+  /// boundary blocks miss a wall of the geometry.
   RefinedStep(const RefinedLevels<Dim>& levels, const grid_type& grid, const RelaxationParams& coarsest,
               std::unique_ptr<exchanger_type> halos = nullptr, const RefinedStepOptions& options = {})
       : m_grid(&grid),
         m_levels(std::size_t(grid.levels())),
         m_halos(std::move(halos)),
         m_schedule(options.schedule),
-        m_boundaries(options.geometry.boundaries),
+        m_walls_at_sides(options.geometry.boundaries[0]),
         m_walls_move(options.geometry.walls_move()) {
     const LevelCoupling<L, B> coupling(levels, grid, options.explosion);
     const int top = grid.levels() - 1;
@@ -233,6 +235,7 @@ class RefinedStep {
       Level& level = m_levels[std::size_t(l)];
       const RelaxationParams params = refined_relaxation(coarsest, top - l);
       level.rates = collision_rates<Collision, T>(params);
+      level.boundaries = level_boundaries(options.geometry.boundaries, l);
       for (int a = 0; a < 3; ++a) {
         level.force[a] = T(params.force[a]);
         m_forced = m_forced || params.force[a] != 0;
@@ -297,6 +300,7 @@ class RefinedStep {
     std::vector<int> owned_groups;             ///< the level grid's interior and shared groups
     Kokkos::View<flag_t*, MemorySpace> flags;  ///< a flag word a voxel of the level grid (cell_flags.hpp)
     CollisionRates<T> rates;
+    BoundaryTable boundaries;  ///< the walls' and open boundaries' values in the level's voxels
     T force[3] = {0, 0, 0};
     Kokkos::View<int*, MemorySpace> jump_slot, coupled;
     Kokkos::View<CoupledPull*, MemorySpace> pulls;
@@ -394,21 +398,29 @@ class RefinedStep {
   /// that is a wall, or a population the pulling voxel would bounce off a wall voxel (the tables
   /// bounce the paths off the box's closed sides only; walls inside the box next to a level jump
   /// are not coupled yet, docs/multiresolution.md). Also where the wall of id 0, which stands past
-  /// the closed sides, moves and a coupled path bounces off it.
-  void refuse_walls_at_jumps(int l, const RefinedLevels<Dim>& levels, const LevelCoupling<L, B>& coupling,
-                             const std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>>& flag_words) const {
+  /// the closed sides, moves and a coupled path bounces off it, and where a jump meets an inlet or
+  /// outlet: a voxel of one pulls across the jump, or a coupled pull reads one (the regularized
+  /// boundary rebuilt from coupled populations left a steady defect of a fifth of the peak velocity
+  /// in a channel whose jumps ran into its inlet and outlet, tests/lbm/refined_open_boundaries_test.cpp).
+  void refuse_boundaries_at_jumps(int l, const RefinedLevels<Dim>& levels, const LevelCoupling<L, B>& coupling,
+                                  const std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>>& flag_words) const {
     const auto refuse = [&](index_t voxel, const std::string& what) {
       const std::array<int, 3> x = m_grid->voxel_coordinates(l, voxel);
       throw Error("karman::lbm::RefinedStep: level " + std::to_string(l) + " voxel (" + std::to_string(x[0]) + ", " +
                   std::to_string(x[1]) + ", " + std::to_string(x[2]) + ") is next to a level jump and " + what);
     };
     const char* inside = "; walls inside the box at a level jump are not supported yet: keep them a block away";
-    const bool sides_move = moves(m_boundaries[0]);
+    const bool sides_move = moves(m_walls_at_sides);
     const std::vector<std::array<int, 3>> velocities = velocity_set<L>();
+    const char* open = "; an inlet or outlet at a level jump is not supported: refine all of its plane or none of it";
+    const auto is_open = [](flag_t word) {
+      return flags::kind(word) == CellKind::velocity_boundary || flags::kind(word) == CellKind::pressure_boundary;
+    };
     const auto& own = flag_words[std::size_t(l)];
     for (const CoupledPull& p : coupling.pulls(l)) {
       const flag_t word = own(std::size_t(p.voxel));
       if (flags::kind(word) == CellKind::solid) continue;
+      if (is_open(word)) refuse(p.voxel, std::string("is an inlet or outlet") + open);
       // A bounced population whose source lies inside the box bounces off a wall voxel.
       if (flags::blocked(word, p.population) &&
           refined_source(levels, l, m_grid->voxel_coordinates(l, p.voxel), velocities[std::size_t(p.population)])) {
@@ -420,6 +432,8 @@ class RefinedStep {
         if (flags::kind(words(std::size_t(source.voxel))) == CellKind::solid) {
           refuse(p.voxel, std::string("pulls from a wall voxel") + inside);
         }
+        if (is_open(words(std::size_t(source.voxel))))
+          refuse(p.voxel, std::string("pulls from an inlet or outlet") + open);
         if (source.reversed && sides_move) {
           refuse(p.voxel,
                  "bounces a path off a closed side, whose wall (boundary id 0) moves; the coupling bounces "
@@ -434,7 +448,7 @@ class RefinedStep {
   void set_coupling(int l, const RefinedLevels<Dim>& levels, const LevelCoupling<L, B>& coupling,
                     const std::vector<CoupledSource>& sources,
                     const std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>>& flag_words) {
-    refuse_walls_at_jumps(l, levels, coupling, flag_words);
+    refuse_boundaries_at_jumps(l, levels, coupling, flag_words);
     Level& level = m_levels[std::size_t(l)];
     const auto& grid = m_grid->level(l);
     Kokkos::View<int*, Kokkos::HostSpace> slot("karman::refined_jump_slot", std::size_t(grid.block_count()));
@@ -556,7 +570,7 @@ class RefinedStep {
   RefinedStreamCollide<L, T, Collision, B, MemorySpace, Feat> uniform(int l) const {
     const Level& level = m_levels[std::size_t(l)];
     RefinedStreamCollide<L, T, Collision, B, MemorySpace, Feat> kernel{
-        {level.f, level.next, level.flags, m_boundaries, m_grid->level(l).view()}, level.rates, {}, {}};
+        {level.f, level.next, level.flags, level.boundaries, m_grid->level(l).view()}, level.rates, {}, {}};
     for (int a = 0; a < 3; ++a) kernel.force[a] = level.force[a];
     return kernel;
   }
@@ -582,9 +596,9 @@ class RefinedStep {
   std::vector<Level> m_levels;
   std::unique_ptr<exchanger_type> m_halos;
   RefinedSchedule m_schedule;
-  BoundaryTable m_boundaries;  ///< the walls' velocities by id
-  bool m_walls_move;           ///< a wall moves: the boundary kernels add Ladd's term
-  bool m_forced = false;       ///< a body force: the Guo kernels
+  BoundaryValue m_walls_at_sides;  ///< the wall past the closed sides (boundary id 0)
+  bool m_walls_move;               ///< a wall moves: the boundary kernels add Ladd's term
+  bool m_forced = false;           ///< a body force: the Guo kernels
 };
 
 }  // namespace karman::lbm
