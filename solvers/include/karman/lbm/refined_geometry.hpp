@@ -33,6 +33,10 @@ inline bool moves(const BoundaryValue& wall) { return wall.u[0] != 0 || wall.u[1
 struct RefinedGeometry {
   std::function<CellSpec(int level, const std::array<int, 3>& voxel)> cell;
   BoundaryTable boundaries;
+  /// The boundary id of a curved body's solid voxels (curved_wall.hpp), or -1: their populations
+  /// are not bounced but pulled from the solid voxels' slots, where the cut links' kernel leaves
+  /// the reflected values.
+  int curved_id = -1;
 
   /// What voxel `voxel` of `level` is.
   CellSpec at(int level, const std::array<int, 3>& voxel) const { return cell ? cell(level, voxel) : CellSpec{}; }
@@ -80,13 +84,16 @@ std::optional<std::array<int, 3>> refined_source(const RefinedLevels<Dim>& level
 }
 
 /// The flag word of voxel `x` of `level` for lattice L: its kind and id, and its populations
-/// whose source x - c_i is a wall or lies past a closed side bounced (flag_word.hpp).
+/// whose source x - c_i is a wall (not the curved body) or lies past a closed side bounced
+/// (flag_word.hpp).
 template <class L>
 flag_t refined_flag(const RefinedLevels<L::D>& levels, const RefinedGeometry& geometry, int level,
                     const std::array<int, 3>& x, const std::vector<std::array<int, 3>>& velocities) {
   return detail::flag_word(geometry.at(level, x), geometry.boundaries, velocities, [&](const std::array<int, 3>& c) {
     const auto from = refined_source(levels, level, x, c);
-    return !from || geometry.at(level, *from).kind == CellKind::solid;
+    if (!from) return true;
+    const CellSpec source = geometry.at(level, *from);
+    return source.kind == CellKind::solid && source.id != geometry.curved_id;
   });
 }
 

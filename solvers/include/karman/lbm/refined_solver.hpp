@@ -23,6 +23,7 @@
 #include <karman/core/refined/refined_levels.hpp>
 #include <karman/core/sparse/block_partition.hpp>
 #include <karman/lbm/cell_flags.hpp>
+#include <karman/lbm/curved_wall.hpp>
 #include <karman/lbm/equilibrium.hpp>
 #include <karman/lbm/flow_solver.hpp>
 #include <karman/lbm/level_relaxation.hpp>
@@ -37,6 +38,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -104,6 +106,7 @@ class RefinedSolver final : public FlowSolver {
     refuse_what_is_not_refined(setup);
     m_box.global = m_box.extents = setup.global;
     m_geometry.boundaries = setup.boundaries;
+    m_geometry.curved_id = setup.curved_wall.id;
     if (setup.geometry) {
       m_geometry.cell = [geometry = setup.geometry, this](int level, const std::array<int, 3>& x) {
         const LevelBlockCoordinates block{x[0] / B, x[1] / B, x[2] / B};
@@ -135,6 +138,7 @@ class RefinedSolver final : public FlowSolver {
     map_finest_voxels(setup);
     RefinedStepOptions options;
     options.geometry = m_geometry;
+    options.finest_links = finest_wall_links(setup);
     options.schedule = schedule;
     options.explosion = explosion;
     m_step = std::make_unique<step_type>(m_levels, *m_grid, coarsened_relaxation(setup.relaxation, top),
@@ -170,8 +174,8 @@ class RefinedSolver final : public FlowSolver {
   }
   double local_mass() override { return total_density(moments()); }
 
-  std::array<double, 3> body_force() override { return {0, 0, 0}; }
-  std::size_t wall_links() const override { return 0; }
+  std::array<double, 3> body_force() override { return m_step->wall_force(); }
+  std::size_t wall_links() const override { return m_step->wall_links(); }
   std::size_t immersed_markers() const override { return 0; }
 
   OwnedBox owned_box() const override {
@@ -276,7 +280,7 @@ class RefinedSolver final : public FlowSolver {
     if (setup.variant.pattern.name() != "ab") refuse("the " + setup.variant.pattern.name() + " pattern (ab does)");
     if (setup.force_field) refuse("a per-voxel force field");
     if (!setup.immersed_body.empty()) refuse("an immersed body");
-    if (setup.curved_wall.id >= 0) refuse("a curved wall");
+    if (setup.curved_wall.id >= 0 && setup.ranks > 1) refuse("a curved wall on several ranks");
     const Extents& finest = m_levels.extents(0);
     if (finest.nx != setup.global.nx || finest.ny != setup.global.ny || finest.nz != setup.global.nz) {
       throw Error("karman::lbm::RefinedSolver: the finest level holds " + std::to_string(finest.nx) + "x" +
@@ -296,6 +300,77 @@ class RefinedSolver final : public FlowSolver {
       if (((x[std::size_t(a)] + 1) << l) >= n) at[std::size_t(a)] = n - 1;
     }
     return at;
+  }
+
+  /// The finest level's voxel at finest coordinates x, wrapped along the periodic axes, when it is a
+  /// stored leaf voxel there; -1 when x lies past a closed side or on a coarser level.
+  index_t finest_voxel_at(std::array<int, 3> x) const {
+    for (int a = 0; a < Dim; ++a) {
+      const int n = m_box.global.extent(a);
+      int& c = x[std::size_t(a)];
+      if (c < 0 || c >= n) {
+        if (!m_levels.periodic(a)) return -1;
+        c = ((c % n) + n) % n;
+      }
+    }
+    const block_index_t b = m_grid->block_at(0, {x[0] / B, x[1] / B, Dim == 3 ? x[2] / B : 0});
+    if (b == absent_block) return -1;
+    const index_t v = index_t(b) * shape::voxels + shape::local_index(x[0] % B, x[1] % B, Dim == 3 ? x[2] % B : 0);
+    return m_grid->leaf(0, v) ? v : -1;
+  }
+
+  /// The cut links of setup.curved_wall's body on the finest level (curved_wall.hpp, as
+  /// build_wall_links makes them on a slab), each fluid leaf voxel next to the body pulling the
+  /// populations its solid voxels reflect; the interpolation's order lowered where the voxels it
+  /// reads beyond x_f are not fluid voxels of the finest level.
+  std::vector<WallLink> finest_wall_links(const SolverSetup& setup) const {
+    const CurvedWall& wall = setup.curved_wall;
+    std::vector<WallLink> links;
+    if (wall.id < 0 || !setup.geometry) return links;
+    if (moves(setup.boundaries[wall.id])) {
+      throw Error("karman::lbm::RefinedSolver: the curved wall (boundary id " + std::to_string(wall.id) +
+                  ") moves; interpolated bounce-back is implemented for walls at rest");
+    }
+    if (!wall.fraction) throw Error("karman::lbm::RefinedSolver: the curved wall has no fraction function");
+    const int order = wall.interpolation == WallInterpolation::quadratic ? 2
+                      : wall.interpolation == WallInterpolation::linear  ? 1
+                                                                         : 0;
+    const auto spec_at = [&](const std::array<int, 3>& x) { return setup.geometry(x[0], x[1], x[2]); };
+    const auto fluid_at = [&](std::array<int, 3> x) -> index_t {
+      const index_t v = finest_voxel_at(x);
+      return v >= 0 && spec_at(m_grid->voxel_coordinates(0, v)).kind != CellKind::solid ? v : -1;
+    };
+    const std::vector<std::array<int, 3>> velocities = velocity_set<L>();
+    const BlockRange owned = m_grid->level(0).owned_blocks();
+    for (index_t v = index_t(owned.begin) * shape::voxels; v < index_t(owned.end) * shape::voxels; ++v) {
+      if (!m_grid->leaf(0, v)) continue;
+      const std::array<int, 3> x = m_grid->voxel_coordinates(0, v);
+      if (spec_at(x).kind == CellKind::solid) continue;
+      for (int i = 0; i < L::Q; ++i) {
+        const std::array<int, 3>& c = velocities[std::size_t(i)];
+        const index_t solid = finest_voxel_at({x[0] - c[0], x[1] - c[1], x[2] - c[2]});
+        if (solid < 0) continue;
+        const CellSpec source = spec_at(m_grid->voxel_coordinates(0, solid));
+        if (source.kind != CellKind::solid || source.id != wall.id) continue;
+        WallLink link;
+        link.fluid = v;
+        link.solid = solid;
+        link.direction = i;
+        link.q = wall.fraction(x[0], x[1], x[2], -c[0], -c[1], -c[2]);
+        if (!(link.q > 0.0 && link.q <= 1.0)) {
+          throw Error("karman::lbm::RefinedSolver: link fraction q = " + std::to_string(link.q) + " at voxel (" +
+                      std::to_string(x[0]) + ", " + std::to_string(x[1]) + ", " + std::to_string(x[2]) +
+                      ") out of range (0, 1]");
+        }
+        const index_t next = fluid_at({x[0] + c[0], x[1] + c[1], x[2] + c[2]});
+        const index_t next2 = fluid_at({x[0] + 2 * c[0], x[1] + 2 * c[1], x[2] + 2 * c[2]});
+        link.order = next < 0 ? 0 : next2 < 0 ? std::min(order, 1) : order;
+        link.next = next < 0 ? v : next;
+        link.next2 = next2 < 0 ? v : next2;
+        links.push_back(link);
+      }
+    }
+    return links;
   }
 
   /// The owned box index of the first finest voxel level l's voxel v covers.
@@ -331,6 +406,9 @@ class RefinedSolver final : public FlowSolver {
             for (int dx = 0; dx < span; ++dx) {
               const int fx = first[0] + dx, fy = first[1] + dy, fz = first[2] + dz;
               const CellSpec here = l == 0 ? spec : spec_at(fx, fy, fz);
+              if (l > 0 && here.kind == CellKind::solid && here.id == setup.curved_wall.id) {
+                refuse_curved(l, x, setup.curved_wall.id);
+              }
               const bool same = here.kind == spec.kind && here.id == spec.id;
               if (!same && !(open && here.kind == CellKind::fluid)) refuse_mixed(l, x, at, {fx, fy, fz});
               const index_t k = m_box.extents.index(fx - m_box.begin[0], fy - m_box.begin[1], fz - m_box.begin[2]);
@@ -351,6 +429,14 @@ class RefinedSolver final : public FlowSolver {
     }
     m_level_of = Kokkos::create_mirror_view_and_copy(MemorySpace(), level_of);
     m_voxel_of = Kokkos::create_mirror_view_and_copy(MemorySpace(), voxel_of);
+  }
+
+  [[noreturn]] static void refuse_curved(int l, const std::array<int, 3>& x, int id) {
+    throw Error("karman::lbm::RefinedSolver: level " + std::to_string(l) + " voxel (" + std::to_string(x[0]) + ", " +
+                std::to_string(x[1]) + ", " + std::to_string(x[2]) +
+                ") covers voxels of the curved body (boundary id " + std::to_string(id) +
+                "), which must lie on the finest level, a block away from its jumps; refine "
+                "around all of it");
   }
 
   [[noreturn]] static void refuse_mixed(int l, const std::array<int, 3>& x, const std::array<int, 3>& first,

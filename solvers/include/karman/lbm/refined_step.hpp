@@ -28,6 +28,7 @@
 /// step serves them too), a slot each, not whole lattices.
 
 #include <karman/core/dense/slab_halo_plan.hpp>
+#include <karman/core/error.hpp>
 #include <karman/core/field.hpp>
 #include <karman/core/halo_plan.hpp>
 #include <karman/core/layout_soa.hpp>
@@ -38,6 +39,7 @@
 #include <karman/core/to_device.hpp>
 #include <karman/lbm/cell_flags.hpp>
 #include <karman/lbm/collision.hpp>
+#include <karman/lbm/curved_wall.hpp>
 #include <karman/lbm/kernel_features.hpp>
 #include <karman/lbm/level_coupling.hpp>
 #include <karman/lbm/level_relaxation.hpp>
@@ -197,6 +199,9 @@ struct KeepStates {
 /// How a RefinedStep runs, besides its levels and rates.
 struct RefinedStepOptions {
   RefinedGeometry geometry;  ///< the walls (none: a fluid box, its closed sides walls at rest)
+  /// The cut links of the curved body (geometry.curved_id) on the finest level, in its grid's
+  /// voxels (curved_wall.hpp); the body lies on the finest level, a block away from the jumps.
+  std::vector<WallLink> finest_links;
   RefinedSchedule schedule = RefinedSchedule::disaggregated;
   Explosion explosion = Explosion::constant;  ///< how a coarser value reaches the finer voxels
 };
@@ -263,6 +268,28 @@ class RefinedStep {
     for (int l = 0; l <= top; ++l) {
       if (!grid.empty(l)) set_coupling(l, levels, coupling, sources[std::size_t(l)], flag_words);
     }
+    if (!options.finest_links.empty()) {
+      if (m_halos) throw Error("karman::lbm::RefinedStep: curved walls run on one rank only");
+      m_links = to_device<MemorySpace>("karman::refined_wall_links", options.finest_links);
+    }
+  }
+
+  /// The cut links of the curved body on the finest level.
+  std::size_t wall_links() const { return m_links.extent(0); }
+
+  /// The force on the curved body in the finest level's lattice units: the momentum it takes from
+  /// the fluid in a finest step by momentum exchange over its cut links (curved_wall.hpp), from the
+  /// finest level's current state.
+  std::array<double, 3> wall_force() {
+    std::array<double, 3> force{0, 0, 0};
+    if (m_links.extent(0) == 0) return force;
+    fill_wall_links();
+    for (int a = 0; a < Dim; ++a) {
+      Kokkos::parallel_reduce(
+          "karman::refined_momentum_exchange", Kokkos::RangePolicy<execution_space>(0, m_links.extent(0)),
+          MomentumExchange<L, T, field_type, MemorySpace>{m_levels[0].f, m_links, a}, force[std::size_t(a)]);
+    }
+    return force;
   }
 
   /// The voxels of `level` whose populations the step keeps between kernels (the states at the
@@ -486,6 +513,7 @@ class RefinedStep {
       advance(l - 1, 1);
     }
     if (!stored) return;
+    if (l == 0) fill_wall_links();
     if (m_forced) {
       launch<true>(l, s);
     } else {
@@ -493,6 +521,15 @@ class RefinedStep {
     }
     std::swap(level.f, level.next);
     exchange(l);
+  }
+
+  /// Writes the reflected population of every cut link of the curved body into its solid voxel's
+  /// slot of the finest level's lattice, which the next finest step reads (curved_wall.hpp);
+  /// idempotent.
+  void fill_wall_links() const {
+    if (m_links.extent(0) == 0) return;
+    Kokkos::parallel_for("karman::refined_fill_wall_links", Kokkos::RangePolicy<execution_space>(0, m_links.extent(0)),
+                         FillWallLinks<L, T, field_type, MemorySpace>{m_levels[0].f, m_links});
   }
 
   /// Fills level l's halo blocks (a rank's part of a grid; nothing on one rank).
@@ -596,9 +633,10 @@ class RefinedStep {
   std::vector<Level> m_levels;
   std::unique_ptr<exchanger_type> m_halos;
   RefinedSchedule m_schedule;
-  BoundaryValue m_walls_at_sides;  ///< the wall past the closed sides (boundary id 0)
-  bool m_walls_move;               ///< a wall moves: the boundary kernels add Ladd's term
-  bool m_forced = false;           ///< a body force: the Guo kernels
+  BoundaryValue m_walls_at_sides;                ///< the wall past the closed sides (boundary id 0)
+  bool m_walls_move;                             ///< a wall moves: the boundary kernels add Ladd's term
+  bool m_forced = false;                         ///< a body force: the Guo kernels
+  Kokkos::View<WallLink*, MemorySpace> m_links;  ///< the curved body's cut links on the finest level
 };
 
 }  // namespace karman::lbm
