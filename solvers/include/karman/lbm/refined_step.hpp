@@ -92,6 +92,9 @@ struct CoupledStreamCollide {
   field_type states[5];
   Kokkos::View<const int*, MemorySpace> jump_slot;  ///< per block: its place among the jump blocks, or -1
   Kokkos::View<const int*, MemorySpace> coupled;    ///< ((slot * voxels + local) * Q + i) * 2 + s: pull or -1
+  /// slot * voxels + local: bit s set where the voxel has a coupled pull in sub-step s (the others
+  /// pull as the uniform kernel, without reading `coupled`).
+  Kokkos::View<const std::uint8_t*, MemorySpace> coupled_substeps;
   Kokkos::View<const CoupledPull*, MemorySpace> pulls;
   Kokkos::View<const CoupledSource*, MemorySpace> sources;
   Kokkos::View<const ExplosionStencil*, MemorySpace> stencils;  ///< the linear explosion's (level_coupling.hpp)
@@ -104,16 +107,21 @@ struct CoupledStreamCollide {
     const BlockNeighbours<L::D, B, MemorySpace> n(v, access.topology);
     const auto planes = access.plane_spans(v);
     const int slot = jump_slot(block_index_t(v / shape::voxels)), local = int(v % shape::voxels);
+    const index_t at = index_t(slot) * shape::voxels + local;
     T f[L::Q];
-    const index_t row = (index_t(slot) * shape::voxels + local) * L::Q;
-    // Unrolled at compile time, so that each uniform pull's direction is a constant, as in the
-    // uniform kernel (a runtime loop left them as calls through the lattice's tables).
-    static_for<L::Q>([&](auto population) KARMAN_INLINE_LAMBDA {
-      constexpr int i = population;
-      const int e = coupled((row + i) * 2 + substep);
-      f[i] = e < 0 ? access.pull(v, fl, n, planes, i) : coupled_pull(e, i);
-    });
-    access.regularize_open_boundary(v, fl, f);
+    if (((coupled_substeps(at) >> substep) & 1) == 0) {
+      access.load(v, fl, n, planes, f);
+    } else {
+      const index_t row = at * L::Q;
+      // Unrolled at compile time, so that each uniform pull's direction is a constant, as in the
+      // uniform kernel (a runtime loop left them as calls through the lattice's tables).
+      static_for<L::Q>([&](auto population) KARMAN_INLINE_LAMBDA {
+        constexpr int i = population;
+        const int e = coupled((row + i) * 2 + substep);
+        f[i] = e < 0 ? access.pull(v, fl, n, planes, i) : coupled_pull(e, i);
+      });
+      access.regularize_open_boundary(v, fl, f);
+    }
     if constexpr (Collides) uniform.relax(v, f);
     access.store(v, n, planes, f);
   }
@@ -330,6 +338,7 @@ class RefinedStep {
     BoundaryTable boundaries;  ///< the walls' and open boundaries' values in the level's voxels
     T force[3] = {0, 0, 0};
     Kokkos::View<int*, MemorySpace> jump_slot, coupled;
+    Kokkos::View<std::uint8_t*, MemorySpace> coupled_substeps;
     Kokkos::View<CoupledPull*, MemorySpace> pulls;
     Kokkos::View<CoupledSource*, MemorySpace> sources;
     Kokkos::View<ExplosionStencil*, MemorySpace> stencils;
@@ -484,18 +493,22 @@ class RefinedStep {
       slot(std::size_t(b)) = m_grid->role(l, b) == RefinedBlockRole::leaf_at_jump ? jump_blocks++ : -1;
     Kokkos::View<int*, Kokkos::HostSpace> coupled("karman::refined_coupled",
                                                   std::size_t(jump_blocks) * shape::voxels * L::Q * 2);
+    Kokkos::View<std::uint8_t*, Kokkos::HostSpace> substeps("karman::refined_coupled_substeps",
+                                                            std::size_t(jump_blocks) * shape::voxels);
     Kokkos::deep_copy(coupled, -1);
     const auto& pulls = coupling.pulls(l);
     for (std::size_t e = 0; e < pulls.size(); ++e) {
       const CoupledPull& p = pulls[e];
       const index_t b = p.voxel / shape::voxels, local = p.voxel % shape::voxels;
+      const std::size_t at = std::size_t(slot(std::size_t(b)) * shape::voxels + local);
       for (int s = 0; s < 2; ++s) {
-        if ((p.substeps >> s) & 1)
-          coupled(std::size_t(((slot(std::size_t(b)) * shape::voxels + local) * L::Q + p.population) * 2 + s)) = int(e);
+        if ((p.substeps >> s) & 1) coupled((at * L::Q + std::size_t(p.population)) * 2 + std::size_t(s)) = int(e);
       }
+      substeps(at) |= std::uint8_t(p.substeps);
     }
     level.jump_slot = Kokkos::create_mirror_view_and_copy(MemorySpace(), slot);
     level.coupled = Kokkos::create_mirror_view_and_copy(MemorySpace(), coupled);
+    level.coupled_substeps = Kokkos::create_mirror_view_and_copy(MemorySpace(), substeps);
     level.pulls = to_device<MemorySpace>("karman::refined_pulls", pulls);
     level.sources = to_device<MemorySpace>("karman::refined_sources", sources);
     level.stencils = to_device<MemorySpace>("karman::refined_stencils", coupling.stencils(l));
@@ -618,7 +631,8 @@ class RefinedStep {
   CoupledStreamCollide<L, T, Collision, B, MemorySpace, Feat, Collides> coupled(int l, int s) const {
     const Level& level = m_levels[std::size_t(l)];
     CoupledStreamCollide<L, T, Collision, B, MemorySpace, Feat, Collides> kernel{
-        uniform<Feat>(l), {}, level.jump_slot, level.coupled, level.pulls, level.sources, level.stencils, s};
+        uniform<Feat>(l), {}, level.jump_slot, level.coupled, level.coupled_substeps, level.pulls, level.sources,
+        level.stencils,   s};
     kernel.states[int(CoupledState::own)] = level.f;
     kernel.states[int(CoupledState::own_start)] = level.at_start;
     if (l + 1 < int(m_levels.size())) kernel.states[int(CoupledState::coarser)] = m_levels[std::size_t(l + 1)].f;
