@@ -162,11 +162,12 @@ void finish_taylor_green_3d(const EnergyHistory& h, const std::filesystem::path&
                                 {"peak_time", n ? h.time[peak] : 0.0}};
 }
 
-/// The refined grid of a case's `--levels`: the finest level along the case's walls, each coarser
-/// level's blocks refined closer than `depth` finest voxels to a wall.
+/// The refined grid of a case's `--levels`: the finest level along the case's walls, level l's
+/// blocks refined closer than `depths[l - 1]` finest voxels to a wall (the last depth for the levels
+/// past the list's end).
 struct LevelOptions {
   int levels = 1;
-  int depth = 8;
+  std::vector<int> depths{8};
   std::string schedule = "disaggregated";
   std::string explosion = "constant";
 };
@@ -178,9 +179,11 @@ void add_level_options(CLI::App& cmd, LevelOptions& r, const std::string& where)
                                     ", coarser elsewhere (docs/multiresolution.md)")
                      ->check(CLI::Range(1, 5))
                      ->capture_default_str();
-  cmd.add_option("--refine-depth", r.depth,
-                 "With --levels: finest voxels from the walls that each finer level reaches at least")
-      ->check(CLI::PositiveNumber)
+  cmd.add_option("--refine-depth", r.depths,
+                 "With --levels: finest voxels from the walls that each finer level reaches at least: one depth "
+                 "for all, or one a level, finest first (e.g. 64,112)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->delimiter(',')
       ->needs(levels)
       ->capture_default_str();
   cmd.add_option("--level-schedule", r.schedule,
@@ -222,7 +225,7 @@ void require_refined_box(const std::string& command, const LevelOptions& r, int 
   }
 }
 
-/// Runs `def` on the refined grid of `r`, the finest level within `r.depth` finest voxels of the
+/// Runs `def` on the refined grid of `r`, each finer level within its depth (`r.depths`) of the
 /// box's sides along the axes `walled` names: adds the refinement to the parameters a restart
 /// compares, and the leaf voxels of each level and the populations' bytes a leaf voxel to the
 /// summary.
@@ -232,7 +235,17 @@ void refine_case(const comm::Ranks& ranks, const LevelOptions& r, std::array<boo
   refinement.schedule = r.schedule == "baseline" ? lbm::RefinedSchedule::baseline : lbm::RefinedSchedule::disaggregated;
   refinement.explosion = r.explosion == "linear" ? lbm::Explosion::linear : lbm::Explosion::constant;
   const Extents box = def.setup.global;
-  refinement.refine = [box, walled, depth = r.depth](const std::array<int, 3>& first, int span) {
+  if (int(r.depths.size()) > r.levels - 1) {
+    throw Error("--refine-depth: " + std::to_string(r.depths.size()) + " depths for --levels " +
+                std::to_string(r.levels) + ": give one, or at most one for each of the " +
+                std::to_string(r.levels - 1) + " finer level(s)");
+  }
+  const int edge = lbm::refined_block_edge(box.nz > 1 ? 3 : 2);
+  refinement.refine = [box, walled, depths = r.depths, edge](const std::array<int, 3>& first, int span) {
+    // A block of level k (span edge 2^k) is split into level k - 1, which reaches depths[k - 1].
+    std::size_t finer = 0;
+    while ((edge << (finer + 1)) < span) ++finer;
+    const int depth = depths[std::min(finer, depths.size() - 1)];
     for (int a = 0; a < 3; ++a) {
       if (!walled[std::size_t(a)]) continue;
       if (first[std::size_t(a)] < depth || first[std::size_t(a)] + span > box.extent(a) - depth) return true;
@@ -261,7 +274,8 @@ void refine_case(const comm::Ranks& ranks, const LevelOptions& r, std::array<boo
     summary["population_bytes_per_leaf_voxel"] = *bytes / leaf_total;
   };
   def.parameters["levels"] = r.levels;
-  def.parameters["refine_depth"] = r.depth;
+  // One depth stays a number, as checkpoints written before depths per level hold it.
+  def.parameters["refine_depth"] = r.depths.size() == 1 ? nlohmann::json(r.depths[0]) : nlohmann::json(r.depths);
   def.parameters["level_schedule"] = r.schedule;
   def.parameters["explosion"] = r.explosion;
 }

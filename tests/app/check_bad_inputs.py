@@ -51,6 +51,11 @@ COMMAND_LINE = [
     ("channel levels and length", ["channel", "--length", "60", "--levels", "2", "--steps", "10"],
      "--length 60 with --levels 2: the box must be a multiple of 16 (coarsest blocks of 8 voxels); "
      "e.g. --length 48 or --length 64"),
+    ("refine depths past the levels", ["cavity", "--n", "126", "--levels", "2", "--refine-depth", "8,16", "--steps",
+                                       "10"],
+     "--refine-depth: 2 depths for --levels 2: give one, or at most one for each of the 1 finer level(s)"),
+    ("refine depth zero", ["cavity", "--n", "126", "--levels", "2", "--refine-depth", "0", "--steps", "10"],
+     "--refine-depth: Value 0 not in range 1 to 1048576"),
     ("refine depth alone", ["cavity", "--n", "62", "--refine-depth", "4", "--steps", "10"],
      "--refine-depth requires --levels"),
     ("levels aa", ["cavity", "--n", "62", "--levels", "2", "--pattern", "aa", "--steps", "10"],
