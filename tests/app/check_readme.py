@@ -47,9 +47,13 @@ def shrink(words):
     if "cylinder" in out and "--steps" not in out:
         # A cylinder runs a number of benchmark time units by default: a few steps show the line works.
         out += ["--steps", SMALL["--steps"]]
-    if "--levels" in out and "--n" in out:
-        # A refined grid's box is a whole number of coarsest blocks: 32 voxels (30 fluid) for two levels.
-        out[out.index("--n") + 1] = str(16 * 2 ** (int(out[out.index("--levels") + 1]) - 1) - 2)
+    if "--levels" in out:
+        # A refined grid's box is a whole number of coarsest blocks: 32 voxels (30 fluid between two
+        # wall rows) for two levels.
+        tile = 16 * 2 ** (int(out[out.index("--levels") + 1]) - 1)
+        for option, walls in (("--n", 2), ("--height", 2), ("--length", 0)):
+            if option in out:
+                out[out.index(option) + 1] = str(tile - walls)
     if "bench" in out:
         # Case ib's spheres need room: 100 markers on one sphere of a 16^3 box.
         edge = "16" if "--markers" in out else "8"
