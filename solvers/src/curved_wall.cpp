@@ -1,5 +1,8 @@
 #include <karman/lbm/curved_wall.hpp>
 
+#include <karman/core/error.hpp>
+
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -24,6 +27,23 @@ double circle_link_fraction(const double (&a)[3], const double (&b)[3], const do
   // for a link grazing the circle the textbook form loses the digits q is made of.
   const double disc = md * md - dd * outside;
   return outside / (-md + std::sqrt(disc > 0 ? disc : 0.0));
+}
+
+WallLink cut_link(index_t fluid, index_t solid, int direction, double q, index_t next, index_t next2, int order,
+                  const std::array<int, 3>& at, const std::string& who) {
+  if (!(q > 0.0 && q <= 1.0)) {
+    throw Error(who + ": link fraction q = " + std::to_string(q) + " at voxel (" + std::to_string(at[0]) + ", " +
+                std::to_string(at[1]) + ", " + std::to_string(at[2]) + ") out of range (0, 1]");
+  }
+  WallLink link;
+  link.fluid = fluid;
+  link.solid = solid;
+  link.direction = direction;
+  link.q = q;
+  link.order = next < 0 ? 0 : next2 < 0 ? std::min(order, 1) : order;
+  link.next = next < 0 ? fluid : next;
+  link.next2 = next2 < 0 ? fluid : next2;
+  return link;
 }
 
 }  // namespace karman::lbm

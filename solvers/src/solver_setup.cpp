@@ -125,21 +125,9 @@ std::vector<WallLink> build_wall_links(const SlabPartition& part, const SolverSe
       const std::array<int, 3> back{-c[0], -c[1], -c[2]};
       const CellSpec source = cell_at(setup, g, back);
       if (source.kind != CellKind::solid || source.id != wall.id) continue;
-      WallLink link;
-      link.fluid = v;
-      link.solid = local_at(g, back, 1, false);
-      link.direction = int(i);
-      link.q = wall.fraction(g[0], g[1], g[2], back[0], back[1], back[2]);
-      if (!(link.q > 0.0 && link.q <= 1.0)) {
-        throw Error("karman::lbm::build_wall_links: link fraction q = " + std::to_string(link.q) + " at voxel (" +
-                    std::to_string(g[0]) + ", " + std::to_string(g[1]) + ", " + std::to_string(g[2]) +
-                    ") out of range (0, 1]");
-      }
-      const index_t next = local_at(g, c, 1, true), next2 = local_at(g, c, 2, true);
-      link.order = next < 0 ? 0 : next2 < 0 ? std::min(order, 1) : order;
-      link.next = next < 0 ? v : next;
-      link.next2 = next2 < 0 ? v : next2;
-      links.push_back(link);
+      links.push_back(cut_link(v, local_at(g, back, 1, false), int(i),
+                               wall.fraction(g[0], g[1], g[2], back[0], back[1], back[2]), local_at(g, c, 1, true),
+                               local_at(g, c, 2, true), order, {g[0], g[1], g[2]}, "karman::lbm::build_wall_links"));
     }
   }
   return links;

@@ -17,6 +17,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
+#include <string>
+
 namespace karman::lbm {
 
 /// How the populations reflected by a curved wall are computed.
@@ -51,6 +54,13 @@ struct WallLink {
   int order = 0;
   double q = 0.5;  ///< fraction of the link from x_f to the surface, in (0, 1]
 };
+
+/// The cut link of population `direction` of fluid voxel `fluid` (at global coordinates `at`) from
+/// solid voxel `solid`, the surface at fraction q: interpolated to the order `order` asks where
+/// `next` (x_f + c_i) and `next2` (x_f + 2 c_i) are fluid voxels (-1 where not). Throws
+/// karman::Error, naming `who` and the voxel, unless q lies in (0, 1].
+WallLink cut_link(index_t fluid, index_t solid, int direction, double q, index_t next, index_t next2, int order,
+                  const std::array<int, 3>& at, const std::string& who);
 
 /// Population i arriving at x_f from the wall (Bouzidi et al. 2001 Eqs. (5)-(6), written with
 /// post-collision values at time t as in Krüger et al., The Lattice Boltzmann Method (2017)

@@ -352,22 +352,10 @@ class RefinedSolver final : public FlowSolver {
         if (solid < 0) continue;
         const CellSpec source = spec_at(m_grid->voxel_coordinates(0, solid));
         if (source.kind != CellKind::solid || source.id != wall.id) continue;
-        WallLink link;
-        link.fluid = v;
-        link.solid = solid;
-        link.direction = i;
-        link.q = wall.fraction(x[0], x[1], x[2], -c[0], -c[1], -c[2]);
-        if (!(link.q > 0.0 && link.q <= 1.0)) {
-          throw Error("karman::lbm::RefinedSolver: link fraction q = " + std::to_string(link.q) + " at voxel (" +
-                      std::to_string(x[0]) + ", " + std::to_string(x[1]) + ", " + std::to_string(x[2]) +
-                      ") out of range (0, 1]");
-        }
-        const index_t next = fluid_at({x[0] + c[0], x[1] + c[1], x[2] + c[2]});
-        const index_t next2 = fluid_at({x[0] + 2 * c[0], x[1] + 2 * c[1], x[2] + 2 * c[2]});
-        link.order = next < 0 ? 0 : next2 < 0 ? std::min(order, 1) : order;
-        link.next = next < 0 ? v : next;
-        link.next2 = next2 < 0 ? v : next2;
-        links.push_back(link);
+        links.push_back(cut_link(v, solid, i, wall.fraction(x[0], x[1], x[2], -c[0], -c[1], -c[2]),
+                                 fluid_at({x[0] + c[0], x[1] + c[1], x[2] + c[2]}),
+                                 fluid_at({x[0] + 2 * c[0], x[1] + 2 * c[1], x[2] + 2 * c[2]}), order, x,
+                                 "karman::lbm::RefinedSolver"));
       }
     }
     return links;
