@@ -1,6 +1,7 @@
 #include <karman/lbm/dense_partition.hpp>
 #include <karman/lbm/dense_setup.hpp>
 #include <karman/lbm/flag_word.hpp>
+#include <karman/lbm/wall_link_order.hpp>
 
 #include <algorithm>
 #include <sstream>
@@ -87,21 +88,26 @@ std::vector<flag_t> build_flags(const Partition& part, const SolverSetup& setup,
   return out;
 }
 
+int wall_link_order(const SolverSetup& setup, const std::string& who) {
+  const CurvedWall& wall = setup.curved_wall;
+  const BoundaryValue& bv = setup.boundaries[wall.id];
+  if (bv.u[0] != 0 || bv.u[1] != 0 || bv.u[2] != 0) {
+    throw Error(who + ": the curved wall (boundary id " + std::to_string(wall.id) +
+                ") moves; interpolated bounce-back is implemented for walls at rest");
+  }
+  if (!wall.fraction) throw Error(who + ": the curved wall has no fraction function");
+  return wall.interpolation == WallInterpolation::quadratic ? 2
+         : wall.interpolation == WallInterpolation::linear  ? 1
+                                                            : 0;
+}
+
 std::vector<WallLink> build_wall_links(const SlabPartition& part, const SolverSetup& setup,
                                        const std::vector<std::array<int, 3>>& velocities) {
   const CurvedWall& wall = setup.curved_wall;
   std::vector<WallLink> links;
   if (wall.id < 0) return links;
-  const BoundaryValue& bv = setup.boundaries[wall.id];
-  if (bv.u[0] != 0 || bv.u[1] != 0 || bv.u[2] != 0) {
-    throw Error("karman::lbm::build_wall_links: the curved wall (boundary id " + std::to_string(wall.id) +
-                ") moves; interpolated bounce-back is implemented for walls at rest");
-  }
-  if (!wall.fraction) throw Error("karman::lbm::build_wall_links: the curved wall has no fraction function");
+  const int order = wall_link_order(setup, "karman::lbm::build_wall_links");
   const Extents& local = part.local();
-  const int order = wall.interpolation == WallInterpolation::quadratic ? 2
-                    : wall.interpolation == WallInterpolation::linear  ? 1
-                                                                       : 0;
   // Local index of the voxel g + k c (global coordinates g, wrapped where periodic), or -1 when
   // it lies outside this rank's box or, with `fluid_only`, is not fluid: only fluid neighbours
   // take part in an interpolation.

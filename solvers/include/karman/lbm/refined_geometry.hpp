@@ -27,6 +27,11 @@ namespace karman::lbm {
 /// Whether a wall of velocity `wall` moves (the kernels then add Ladd's term for it).
 inline bool moves(const BoundaryValue& wall) { return wall.u[0] != 0 || wall.u[1] != 0 || wall.u[2] != 0; }
 
+/// Whether a voxel of kind `kind` is an inlet or outlet (a regularized boundary, rebuilt each step).
+inline bool is_open_boundary(CellKind kind) {
+  return kind == CellKind::velocity_boundary || kind == CellKind::pressure_boundary;
+}
+
 /// The walls of a refined grid: `cell(level, voxel)`, in the level's voxel coordinates, says what a
 /// voxel is (all fluid when empty); `boundaries` holds each wall id's velocity (a moving lid). The
 /// closed sides of the box are walls at rest besides, as the block-sparse grid's (outside_flag).

@@ -35,6 +35,7 @@
 #include <karman/lbm/sparse_block_edge.hpp>
 #include <karman/lbm/variant_fold.hpp>
 #include <karman/lbm/velocity_set.hpp>
+#include <karman/lbm/wall_link_order.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -304,15 +305,10 @@ class RefinedSolver final : public FlowSolver {
 
   /// The finest level's voxel at finest coordinates x, wrapped along the periodic axes, when it is a
   /// stored leaf voxel there; -1 when x lies past a closed side or on a coarser level.
-  index_t finest_voxel_at(std::array<int, 3> x) const {
-    for (int a = 0; a < Dim; ++a) {
-      const int n = m_box.global.extent(a);
-      int& c = x[std::size_t(a)];
-      if (c < 0 || c >= n) {
-        if (!m_levels.periodic(a)) return -1;
-        c = ((c % n) + n) % n;
-      }
-    }
+  index_t finest_voxel_at(const std::array<int, 3>& at) const {
+    const auto wrapped = refined_source(m_levels, 0, at, {0, 0, 0});
+    if (!wrapped) return -1;
+    const std::array<int, 3>& x = *wrapped;
     const block_index_t b = m_grid->block_at(0, {x[0] / B, x[1] / B, Dim == 3 ? x[2] / B : 0});
     if (b == absent_block) return -1;
     const index_t v = index_t(b) * shape::voxels + shape::local_index(x[0] % B, x[1] % B, Dim == 3 ? x[2] % B : 0);
@@ -327,14 +323,7 @@ class RefinedSolver final : public FlowSolver {
     const CurvedWall& wall = setup.curved_wall;
     std::vector<WallLink> links;
     if (wall.id < 0 || !setup.geometry) return links;
-    if (moves(setup.boundaries[wall.id])) {
-      throw Error("karman::lbm::RefinedSolver: the curved wall (boundary id " + std::to_string(wall.id) +
-                  ") moves; interpolated bounce-back is implemented for walls at rest");
-    }
-    if (!wall.fraction) throw Error("karman::lbm::RefinedSolver: the curved wall has no fraction function");
-    const int order = wall.interpolation == WallInterpolation::quadratic ? 2
-                      : wall.interpolation == WallInterpolation::linear  ? 1
-                                                                         : 0;
+    const int order = wall_link_order(setup, "karman::lbm::RefinedSolver");
     const auto spec_at = [&](const std::array<int, 3>& x) { return setup.geometry(x[0], x[1], x[2]); };
     const auto fluid_at = [&](std::array<int, 3> x) -> index_t {
       const index_t v = finest_voxel_at(x);
@@ -387,7 +376,7 @@ class RefinedSolver final : public FlowSolver {
         const std::array<int, 3> first{x[0] << l, x[1] << l, x[2] << l};
         const std::array<int, 3> at = representative_finest_voxel(l, x);
         const CellSpec spec = spec_at(at[0], at[1], at[2]);
-        const bool open = spec.kind == CellKind::velocity_boundary || spec.kind == CellKind::pressure_boundary;
+        const bool open = is_open_boundary(spec.kind);
         if (spec.kind != CellKind::solid) ++m_fluid_leaf_voxels;
         for (int dz = 0; dz < (Dim == 3 ? span : 1); ++dz) {
           for (int dy = 0; dy < span; ++dy) {

@@ -239,7 +239,6 @@ class RefinedStep {
         m_levels(std::size_t(grid.levels())),
         m_halos(std::move(halos)),
         m_schedule(options.schedule),
-        m_walls_at_sides(options.geometry.boundaries[0]),
         m_walls_move(options.geometry.walls_move()) {
     const LevelCoupling<L, B> coupling(levels, grid, options.explosion);
     const int top = grid.levels() - 1;
@@ -446,17 +445,15 @@ class RefinedStep {
                   std::to_string(x[1]) + ", " + std::to_string(x[2]) + ") is next to a level jump and " + what);
     };
     const char* inside = "; walls inside the box at a level jump are not supported yet: keep them a block away";
-    const bool sides_move = moves(m_walls_at_sides);
+    // Every level holds the same wall velocities (level_boundaries moves the parabolas only).
+    const bool sides_move = moves(m_levels.front().boundaries[0]);
     const std::vector<std::array<int, 3>> velocities = velocity_set<L>();
     const char* open = "; an inlet or outlet at a level jump is not supported: refine all of its plane or none of it";
-    const auto is_open = [](flag_t word) {
-      return flags::kind(word) == CellKind::velocity_boundary || flags::kind(word) == CellKind::pressure_boundary;
-    };
     const auto& own = flag_words[std::size_t(l)];
     for (const CoupledPull& p : coupling.pulls(l)) {
       const flag_t word = own(std::size_t(p.voxel));
       if (flags::kind(word) == CellKind::solid) continue;
-      if (is_open(word)) refuse(p.voxel, std::string("is an inlet or outlet") + open);
+      if (is_open_boundary(flags::kind(word))) refuse(p.voxel, std::string("is an inlet or outlet") + open);
       // A bounced population whose source lies inside the box bounces off a wall voxel.
       if (flags::blocked(word, p.population) &&
           refined_source(levels, l, m_grid->voxel_coordinates(l, p.voxel), velocities[std::size_t(p.population)])) {
@@ -468,7 +465,7 @@ class RefinedStep {
         if (flags::kind(words(std::size_t(source.voxel))) == CellKind::solid) {
           refuse(p.voxel, std::string("pulls from a wall voxel") + inside);
         }
-        if (is_open(words(std::size_t(source.voxel))))
+        if (is_open_boundary(flags::kind(words(std::size_t(source.voxel)))))
           refuse(p.voxel, std::string("pulls from an inlet or outlet") + open);
         if (source.reversed && sides_move) {
           refuse(p.voxel,
@@ -647,7 +644,6 @@ class RefinedStep {
   std::vector<Level> m_levels;
   std::unique_ptr<exchanger_type> m_halos;
   RefinedSchedule m_schedule;
-  BoundaryValue m_walls_at_sides;                ///< the wall past the closed sides (boundary id 0)
   bool m_walls_move;                             ///< a wall moves: the boundary kernels add Ladd's term
   bool m_forced = false;                         ///< a body force: the Guo kernels
   Kokkos::View<WallLink*, MemorySpace> m_links;  ///< the curved body's cut links on the finest level
