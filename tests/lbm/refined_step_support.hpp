@@ -51,15 +51,17 @@ auto host_copy(const FieldType& field) {
   return host;
 }
 
-/// Mass of every level's leaves in finest-voxel units.
+/// Mass of every level's leaves in finest-voxel units, but for the wall voxels of `walls` (which
+/// no kernel updates: their slots in the two lattices differ).
 template <class L, class T, class Collision, int B>
-double mass(const lbm::RefinedStep<L, T, Collision, B>& step, const RefinedGrid<L::D, B>& grid) {
+double mass(const lbm::RefinedStep<L, T, Collision, B>& step, const RefinedGrid<L::D, B>& grid,
+            const lbm::RefinedGeometry& walls = {}) {
   double sum = 0;
   for (int l = 0; l < grid.levels(); ++l) {
     if (grid.empty(l)) continue;
     const auto host = host_copy(step.populations(l));
     for (index_t v = 0; v < grid.level(l).voxel_count(); ++v) {
-      if (!leaf(grid, l, v)) continue;
+      if (!leaf(grid, l, v) || walls.at(l, coordinates(grid, l, v)).kind == lbm::CellKind::solid) continue;
       double voxel = 0;
       for (int i = 0; i < L::Q; ++i) voxel += double(host(v, i));
       sum += double(index_t(1) << (L::D * l)) * voxel;

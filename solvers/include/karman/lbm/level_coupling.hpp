@@ -21,14 +21,18 @@
 /// A closed side of the box bounces the virtual paths back as it bounces a level's own pulls
 /// (half-way bounce-back, at rest): a path that would leave the box turns back in place, the
 /// population reversed, so a jump may meet a closed side (a band refined along a wall, a patch
-/// touching it) and every population still has one receiver. Walls inside the box (solid voxels)
-/// next to a jump are not coupled yet (refined_step.hpp refuses them).
+/// touching it) and every population still has one receiver. A wall inside the box (the
+/// geometry's, curved bodies aside) bounces them alike, on whichever level the path runs, as the
+/// levels' flag words do (refined_cell: a virtual voxel is what the leaf around it is, and a voxel
+/// in finer space is a wall where walls fill it), so the paths of both levels see one wall. A
+/// path bounced off a moving wall into a coupled pull is refused (the tables carry no Ladd term).
 ///
 /// Built on the host for the owned blocks of a rank's grid.
 
 #include <karman/core/error.hpp>
 #include <karman/core/refined/refined_grid.hpp>
 #include <karman/core/refined/refined_levels.hpp>
+#include <karman/lbm/refined_geometry.hpp>
 #include <karman/lbm/refined_options.hpp>
 
 #include <array>
@@ -89,12 +93,13 @@ class LevelCoupling {
   static constexpr int Dim = L::D;
   static constexpr int children = 1 << Dim;
 
-  /// The tables of the owned blocks of `grid`, built from `levels`. Throws karman::Error where a
-  /// path reaches a block the grid does not store.
+  /// The tables of the owned blocks of `grid`, built from `levels` and the walls of `geometry`.
+  /// Throws karman::Error where a path reaches a block the grid does not store, or bounces off a
+  /// moving wall into a coupled pull.
   template <class MemorySpace>
   LevelCoupling(const RefinedLevels<Dim>& levels, const RefinedGrid<Dim, B, MemorySpace>& grid,
-                Explosion explosion = Explosion::constant)
-      : m_explosion(explosion) {
+                Explosion explosion = Explosion::constant, RefinedGeometry geometry = {})
+      : m_explosion(explosion), m_geometry(std::move(geometry)) {
     m_pulls.resize(std::size_t(grid.levels()));
     m_sources.resize(std::size_t(grid.levels()));
     m_stencils.resize(std::size_t(grid.levels()));
@@ -111,6 +116,8 @@ class LevelCoupling {
           for (int a = 0; a < Dim; ++a)
             x[std::size_t(a)] =
                 origin[std::size_t(a)] + RefinedGrid<Dim, B, MemorySpace>::shape_type::local_coordinate(local, a);
+          // A wall voxel pulls nothing (the kernels skip it).
+          if (m_geometry.at(l, x).kind == CellKind::solid) continue;
           const index_t voxel = index_t(b) * RefinedGrid<Dim, B, MemorySpace>::shape_type::voxels + local;
           for (int i = 0; i < L::Q; ++i) add(levels, grid, l, voxel, x, i);
         }
@@ -146,10 +153,12 @@ class LevelCoupling {
     return true;
   }
 
-  /// What covers voxel `at` of level l (outside past a closed side).
-  static LevelCover cover(const RefinedLevels<Dim>& levels, int l, std::array<int, 3> at) {
+  /// What covers voxel `at` of level l: outside past a closed side and on a wall (refined_cell,
+  /// as the levels' flag words see it), both of which bounce a path.
+  LevelCover cover(const RefinedLevels<Dim>& levels, int l, std::array<int, 3> at) const {
     if (l < 0 || l >= levels.levels()) return LevelCover::outside;
     if (!wrap(levels, l, at)) return LevelCover::outside;
+    if (bounces(m_geometry, refined_cell(levels, m_geometry, l, at))) return LevelCover::outside;
     return levels.cover(l, {at[0] / B, at[1] / B, Dim == 3 ? at[2] / B : 0});
   }
 
@@ -178,10 +187,13 @@ class LevelCoupling {
     std::array<int, 3> at;
     int population;
   };
-  static Trace back_step(const RefinedLevels<Dim>& levels, int l, const Trace& t) {
-    const auto from = back(t.at, t.population, 1);
-    if (cover(levels, l, from) == LevelCover::outside) return {t.at, L::opposite(t.population)};
-    return {from, t.population};
+  Trace back_step(const RefinedLevels<Dim>& levels, int l, const Trace& t) {
+    auto from = back(t.at, t.population, 1);
+    if (cover(levels, l, from) != LevelCover::outside) return {from, t.population};
+    // Past a closed side stands the wall of id 0 (refined_geometry.hpp).
+    const int id = wrap(levels, l, from) ? refined_cell(levels, m_geometry, l, from).id : 0;
+    if (moves(m_geometry.boundaries.values[std::size_t(id)])) m_bounced_off_moving_wall = true;
+    return {t.at, L::opposite(t.population)};
   }
 
   /// The source of population i reaching voxel x of level l from its own level or the next
@@ -195,7 +207,8 @@ class LevelCoupling {
     if (c1 == LevelCover::leaf) return {CoupledState::own, voxel_of(levels, grid, l, t1.at), t1.population != i};
     if (c1 != LevelCover::coarser) {
       throw Error("karman::lbm::LevelCoupling: level " + std::to_string(l) +
-                  " pulls from a finer level's space two levels away (the 2:1 balance is broken)");
+                  " pulls from a finer level's space two levels away (the 2:1 balance is broken) or from one "
+                  "that walls fill in part (a wall at a level jump must fill whole voxels of the coarser level)");
     }
     const Trace source = s == 0 ? t1 : back_step(levels, l, t1);
     const bool reversed = source.population != i;
@@ -283,11 +296,21 @@ class LevelCoupling {
   template <class Grid>
   void add(const RefinedLevels<Dim>& levels, const Grid& grid, int l, index_t voxel, const std::array<int, 3>& x,
            int i) {
+    m_bounced_off_moving_wall = false;
     const auto first = sources_of(levels, grid, l, x, i, 0), second = sources_of(levels, grid, l, x, i, 1);
+    // One source on the own level is always x - c_i, or x itself reversed where x - c_i lies past
+    // a closed side or is a wall: the uniform pull (bounce-back included, Ladd's term with it), no
+    // entry.
+    const bool uniform = first == second && first.size() == 1 && first[0].state == CoupledState::own;
+    if (uniform) return;
+    if (m_bounced_off_moving_wall) {
+      throw Error("karman::lbm::LevelCoupling: level " + std::to_string(l) + " voxel (" + std::to_string(x[0]) + ", " +
+                  std::to_string(x[1]) + ", " + std::to_string(x[2]) +
+                  ") is next to a level jump and pulls a population bounced off a moving wall; the coupling "
+                  "bounces off walls at rest only: keep the jumps a block away from moving walls");
+    }
     if (first == second) {
-      // One source on the own level is always x - c_i, or x itself reversed where x - c_i lies
-      // past a closed side: the uniform pull (bounce-back included), no entry.
-      if (first.size() > 1 || first[0].state != CoupledState::own) push(l, voxel, i, 3, first);
+      push(l, voxel, i, 3, first);
       return;
     }
     push(l, voxel, i, 1, first);
@@ -301,6 +324,8 @@ class LevelCoupling {
   }
 
   Explosion m_explosion;
+  RefinedGeometry m_geometry;
+  bool m_bounced_off_moving_wall = false;  ///< while tracing one pull: a path bounced off a moving wall
   std::vector<std::vector<CoupledPull>> m_pulls;
   std::vector<std::vector<CoupledSource>> m_sources;
   std::vector<std::vector<ExplosionStencil>> m_stencils;

@@ -88,17 +88,52 @@ std::optional<std::array<int, 3>> refined_source(const RefinedLevels<Dim>& level
   return from;
 }
 
+/// Whether `cell` is a wall that bounces populations (the curved body's voxels hold them instead).
+inline bool bounces(const RefinedGeometry& geometry, const CellSpec& cell) {
+  return cell.kind == CellKind::solid && cell.id != geometry.curved_id;
+}
+
+/// What voxel `x` of `level` (inside the box) is to the populations that cross it, on any level's
+/// path: what the geometry says of the leaf whose space holds it (x where it is a leaf, the coarser
+/// leaf around it where it lies in coarser space); in finer space, a wall where walls fill all of
+/// it (the wall of its first finest voxel) and fluid elsewhere, so that a coarse path bounces where
+/// the finer paths it stands for do (level_coupling.hpp).
+template <int Dim>
+CellSpec refined_cell(const RefinedLevels<Dim>& levels, const RefinedGeometry& geometry, int level,
+                      std::array<int, 3> x) {
+  const int b = levels.block_edge();
+  const auto cover = [&](int l, const std::array<int, 3>& at) {
+    return levels.cover(l, {at[0] / b, at[1] / b, Dim == 3 ? at[2] / b : 0});
+  };
+  const LevelCover c = cover(level, x);
+  if (c == LevelCover::refined) {
+    CellSpec first;
+    for (int k = 0; k < (1 << Dim); ++k) {
+      std::array<int, 3> child{0, 0, 0};
+      for (int a = 0; a < Dim; ++a) child[std::size_t(a)] = 2 * x[std::size_t(a)] + ((k >> a) & 1);
+      const CellSpec cell = refined_cell(levels, geometry, level - 1, child);
+      if (!bounces(geometry, cell)) return CellSpec{};
+      if (k == 0) first = cell;
+    }
+    return first;
+  }
+  while (c == LevelCover::coarser && level + 1 < levels.levels()) {
+    for (int a = 0; a < Dim; ++a) x[std::size_t(a)] /= 2;
+    ++level;
+    if (cover(level, x) == LevelCover::leaf) break;
+  }
+  return geometry.at(level, x);
+}
+
 /// The flag word of voxel `x` of `level` for lattice L: its kind and id, and its populations
-/// whose source x - c_i is a wall (not the curved body) or lies past a closed side bounced
-/// (flag_word.hpp).
+/// whose source x - c_i is a wall (refined_cell; not the curved body) or lies past a closed side
+/// bounced (flag_word.hpp).
 template <class L>
 flag_t refined_flag(const RefinedLevels<L::D>& levels, const RefinedGeometry& geometry, int level,
                     const std::array<int, 3>& x, const std::vector<std::array<int, 3>>& velocities) {
   return detail::flag_word(geometry.at(level, x), geometry.boundaries, velocities, [&](const std::array<int, 3>& c) {
     const auto from = refined_source(levels, level, x, c);
-    if (!from) return true;
-    const CellSpec source = geometry.at(level, *from);
-    return source.kind == CellKind::solid && source.id != geometry.curved_id;
+    return !from || bounces(geometry, refined_cell(levels, geometry, level, *from));
   });
 }
 

@@ -230,9 +230,9 @@ class RefinedStep {
   /// coarsest relaxing at `coarsest`, every population zero. On a rank's part of a grid, `halos`
   /// fills every level's halo blocks (one exchanger serves every level: an MPI exchanger between
   /// the ranks of the partition); null on one rank, whose level grids wrap their periodic sides
-  /// themselves. A level jump may meet a closed side of the box (at rest); throws karman::Error
-  /// where a wall voxel, an inlet or an outlet comes next to a level jump (not coupled yet), or where the grid's
-  /// boundary blocks miss a wall of the geometry.
+  /// themselves. A level jump may meet a closed side of the box or a wall at rest; throws
+  /// karman::Error where a moving wall, the curved body, an inlet or an outlet comes next to a level
+  /// jump (not coupled), or where the grid's boundary blocks miss a wall of the geometry.
   RefinedStep(const RefinedLevels<Dim>& levels, const grid_type& grid, const RelaxationParams& coarsest,
               std::unique_ptr<exchanger_type> halos = nullptr, const RefinedStepOptions& options = {})
       : m_grid(&grid),
@@ -240,7 +240,7 @@ class RefinedStep {
         m_halos(std::move(halos)),
         m_schedule(options.schedule),
         m_walls_move(options.geometry.walls_move()) {
-    const LevelCoupling<L, B> coupling(levels, grid, options.explosion);
+    const LevelCoupling<L, B> coupling(levels, grid, options.explosion, options.geometry);
     const int top = grid.levels() - 1;
     std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>> flag_words(m_levels.size());
     for (int l = 0; l <= top; ++l) {
@@ -273,7 +273,7 @@ class RefinedStep {
     for (int l = 0; l <= top; ++l) sources[std::size_t(l)] = coupling.sources(l);
     keep_only_what_is_read(sources);
     for (int l = 0; l <= top; ++l) {
-      if (!grid.empty(l)) set_coupling(l, levels, coupling, sources[std::size_t(l)], flag_words);
+      if (!grid.empty(l)) set_coupling(l, coupling, sources[std::size_t(l)], flag_words);
     }
     if (!options.finest_links.empty()) {
       if (m_halos) throw Error("karman::lbm::RefinedStep: curved walls run on one rank only");
@@ -429,59 +429,44 @@ class RefinedStep {
     return l;
   }
 
-  /// Throws karman::Error where a coupled pull of level l meets a wall inside the box: a source
-  /// that is a wall, or a population the pulling voxel would bounce off a wall voxel (the tables
-  /// bounce the paths off the box's closed sides only; walls inside the box next to a level jump
-  /// are not coupled yet, docs/multiresolution.md). Also where the wall of id 0, which stands past
-  /// the closed sides, moves and a coupled path bounces off it, and where a jump meets an inlet or
-  /// outlet: a voxel of one pulls across the jump, or a coupled pull reads one (the regularized
-  /// boundary rebuilt from coupled populations left a steady defect of a fifth of the peak velocity
-  /// in a channel whose jumps ran into its inlet and outlet, tests/lbm/refined_open_boundaries_test.cpp).
-  void refuse_boundaries_at_jumps(int l, const RefinedLevels<Dim>& levels, const LevelCoupling<L, B>& coupling,
+  /// Throws karman::Error where a coupled pull of level l reads a voxel of the curved body (the
+  /// tables bounce the paths off walls and closed sides at rest, level_coupling.hpp; the body's
+  /// voxels hold the reflected populations of the finest level's links only) and where a jump
+  /// meets an inlet or outlet: a voxel of one pulls across the jump, or a coupled pull reads one
+  /// (the regularized boundary rebuilt from coupled populations left a steady defect of a fifth of
+  /// the peak velocity in a channel whose jumps ran into its inlet and outlet,
+  /// tests/lbm/refined_open_boundaries_test.cpp).
+  void refuse_boundaries_at_jumps(int l, const LevelCoupling<L, B>& coupling,
                                   const std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>>& flag_words) const {
     const auto refuse = [&](index_t voxel, const std::string& what) {
       const std::array<int, 3> x = m_grid->voxel_coordinates(l, voxel);
       throw Error("karman::lbm::RefinedStep: level " + std::to_string(l) + " voxel (" + std::to_string(x[0]) + ", " +
                   std::to_string(x[1]) + ", " + std::to_string(x[2]) + ") is next to a level jump and " + what);
     };
-    const char* inside = "; walls inside the box at a level jump are not supported yet: keep them a block away";
-    // Every level holds the same wall velocities (level_boundaries moves the parabolas only).
-    const bool sides_move = moves(m_levels.front().boundaries[0]);
-    const std::vector<std::array<int, 3>> velocities = velocity_set<L>();
+    const char* body = "; the curved body must lie a block away from the level jumps";
     const char* open = "; an inlet or outlet at a level jump is not supported: refine all of its plane or none of it";
     const auto& own = flag_words[std::size_t(l)];
     for (const CoupledPull& p : coupling.pulls(l)) {
       const flag_t word = own(std::size_t(p.voxel));
       if (flags::kind(word) == CellKind::solid) continue;
       if (is_open_boundary(flags::kind(word))) refuse(p.voxel, std::string("is an inlet or outlet") + open);
-      // A bounced population whose source lies inside the box bounces off a wall voxel.
-      if (flags::blocked(word, p.population) &&
-          refined_source(levels, l, m_grid->voxel_coordinates(l, p.voxel), velocities[std::size_t(p.population)])) {
-        refuse(p.voxel, std::string("bounces a population off a wall voxel") + inside);
-      }
       for (std::uint32_t k = 0; k < p.count; ++k) {
         const CoupledSource& source = coupling.sources(l)[p.first + k];
         const auto& words = flag_words[std::size_t(level_of(l, source.state))];
         if (flags::kind(words(std::size_t(source.voxel))) == CellKind::solid) {
-          refuse(p.voxel, std::string("pulls from a wall voxel") + inside);
+          refuse(p.voxel, std::string("pulls from a voxel of the curved body") + body);
         }
         if (is_open_boundary(flags::kind(words(std::size_t(source.voxel)))))
           refuse(p.voxel, std::string("pulls from an inlet or outlet") + open);
-        if (source.reversed && sides_move) {
-          refuse(p.voxel,
-                 "bounces a path off a closed side, whose wall (boundary id 0) moves; the coupling bounces "
-                 "off walls at rest only");
-        }
       }
     }
   }
 
   /// Level l's coupling tables, uploaded: `sources` are the coupling's, the kept states' slots in
   /// place of their voxels (keep_only_what_is_read).
-  void set_coupling(int l, const RefinedLevels<Dim>& levels, const LevelCoupling<L, B>& coupling,
-                    const std::vector<CoupledSource>& sources,
+  void set_coupling(int l, const LevelCoupling<L, B>& coupling, const std::vector<CoupledSource>& sources,
                     const std::vector<Kokkos::View<flag_t*, Kokkos::HostSpace>>& flag_words) {
-    refuse_boundaries_at_jumps(l, levels, coupling, flag_words);
+    refuse_boundaries_at_jumps(l, coupling, flag_words);
     Level& level = m_levels[std::size_t(l)];
     const auto& grid = m_grid->level(l);
     Kokkos::View<int*, Kokkos::HostSpace> slot("karman::refined_jump_slot", std::size_t(grid.block_count()));
