@@ -5,12 +5,14 @@
 // Strouhal number and the force maxima (2D-2, 3D-2Z).
 #include "case_commands.hpp"
 #include "case_runner.hpp"
+#include "level_options.hpp"
 
 #include <karman/core/error.hpp>
 #include <karman/io/atomic_file.hpp>
 #include <karman/io/csv.hpp>
 #include <karman/lbm/cases/cylinder.hpp>
 #include <karman/lbm/cases/cylinder_analysis.hpp>
+#include <karman/lbm/refined_solver_factory.hpp>
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -354,6 +356,10 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
                   "Benchmark time between force samples in forces.csv (default 0.02 for the steady cases; 0.005 for "
                   "the periodic ones, about 70 a shedding period)")
       ->check(positive_finite());
+  auto refined = std::make_shared<LevelOptions>();
+  refined->depths = {16};  // 0.8 D at D = 20: the jumps clear of the recirculation (docs/multiresolution.md)
+  add_level_options(*cmd, *refined, "(--diameter) around the cylinder, its wall bounce-back or Bouzidi's",
+                    "the cylinder's surface");
   add_run_options(*cmd, *opts);
   cmd->callback([=, &ranks, &exit_code] {
     // TRT with Lambda = 3/16 keeps the wall where the boundary scheme puts it at any tau
@@ -377,25 +383,32 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
       exit_code = run_oscillating(ranks, *opts, *osc, o->periods);
       return;
     }
+    p->levels = refined->levels;
+    if (p->levels > 1 && p->immersed.enabled)
+      throw CLI::ValidationError("--levels",
+                                 "--levels runs with a curved wall (bounce-back or Bouzidi), not --wall ib");
     p->benchmark = lbm::cases::cylinder_case_from_name(o->benchmark);
     const auto bench = lbm::cases::cylinder_benchmark(p->benchmark);
     if (cmd->count("--lattice") == 0) opts->variant.lattice = bench.dimension == 3 ? "d3q19" : "d2q9";
     p->max_velocity = o->velocity > 0 ? o->velocity : default_velocity(p->benchmark);
     const CylinderLattice l = lbm::cases::cylinder_lattice(*p);
+    // A step of the solver is one of its coarsest level: 2^(levels - 1) steps of the finest.
+    const double dt = l.dt * double(1 << (p->levels - 1));
     if (opts->steps == 0 && opts->until_steady == 0) {
       const double t = o->end_time > 0 ? o->end_time
                        : bench.steady  ? default_steady_end_time
                                        : default_periodic_end_time;
-      opts->steps = std::max(1L, std::lround(t / l.dt));
+      opts->steps = std::max(1L, std::lround(t / dt));
     }
     CaseDefinition def;
     def.name = "cylinder";
     def.setup = ranks.run([&] { return lbm::cases::cylinder_setup(*p, opts->variant); });
     def.spacing = l.dx;
-    // Column i is centred on x = i dx, row j on y = (j - 1/2) dx, in 3D layer k on z = (k - 1/2) dx.
-    def.origin[0] = -0.5 * l.dx;
-    def.origin[1] = -l.dx;
-    if (l.dimension == 3) def.origin[2] = -l.dx;
+    // Column i is centred on x = (i - inlet_x) dx, row j on y = (j - wall_rows + 1/2) dx, in 3D
+    // layer k on z alike (cylinder.hpp).
+    def.origin[0] = -(l.inlet_x + 0.5) * l.dx;
+    def.origin[1] = -l.wall_rows * l.dx;
+    if (l.dimension == 3) def.origin[2] = -l.wall_rows * l.dx;
     const double sample_time = o->sample_time > 0 ? o->sample_time : bench.steady ? 0.02 : 0.005;
     def.parameters = {{"case", o->benchmark},        {"diameter", p->diameter}, {"wall", o->wall},
                       {"velocity", p->max_velocity}, {"time", o->end_time},     {"sample_time", sample_time}};
@@ -406,11 +419,10 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
     }
     const auto history = std::make_shared<ForceHistory>();
     def.history = columns(*history);
-    def.observe_every = std::max(1L, std::lround(sample_time / l.dt));
+    def.observe_every = std::max(1L, std::lround(sample_time / dt));
     // c = 2 F / (rho U_mean^2 D H): in 3D the force on the whole span H (Schäfer & Turek §2.2);
     // in 2D per unit length, H = 1.
     const double coefficient = 2.0 / (l.mean_velocity * l.mean_velocity * p->diameter * l.span);
-    const double dt = l.dt;
     def.observe = [history, coefficient, dt, &ranks](lbm::FlowSolver& solver) {
       const auto f = solver.body_force();
       history->step.push_back(double(solver.steps()));
@@ -424,6 +436,24 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
                                             nlohmann::json& s) {
       finish_cylinder(params, *history, g, dir, s, markers);
     };
+    if (p->levels > 1) {
+      // Each finer level's blocks within its depth of the cylinder's surface (in the x-y plane).
+      // The coarsest blocks that hold the inlet and the outlet stay whole (a jump at an inlet or
+      // outlet is refused, refined_step.hpp), and so far from them that the 2:1 balance never
+      // splits them: a block of `span` finest voxels splits only `tile - span` or more away, room
+      // for a block of each level between it and the coarsest.
+      const double cx = l.centre[0], cy = l.centre[1], radius = l.radius;
+      const int tile = lbm::refined_box_multiple(l.dimension, p->levels), last = l.outlet_x / tile * tile;
+      refine_case(
+          ranks, *refined,
+          [cx, cy, radius, tile, last](const std::array<int, 3>& first, int span, int depth) {
+            if (first[0] < 2 * tile - span || first[0] + tile > last) return false;
+            const double dx = std::max({first[0] - cx, cx - (first[0] + span - 1), 0.0}),
+                         dy = std::max({first[1] - cy, cy - (first[1] + span - 1), 0.0});
+            return std::hypot(dx, dy) < radius + depth;
+          },
+          def);
+    }
     exit_code = run_case(ranks, *opts, def);
   });
 }

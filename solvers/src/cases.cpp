@@ -4,6 +4,7 @@
 #include <karman/lbm/cases/channel.hpp>
 #include <karman/lbm/cases/cylinder.hpp>
 #include <karman/lbm/cases/taylor_green.hpp>
+#include <karman/lbm/refined_solver_factory.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -209,22 +210,52 @@ CylinderLattice cylinder_lattice(const CylinderParams& p) {
   CylinderLattice l;
   l.dimension = b.dimension;
   l.dx = cylinder_diameter / p.diameter;
-  l.nx = int(std::lround(b.channel_length / l.dx)) + 1;
+  // A coarsest voxel spans c finest ones; the box is a whole number of coarsest blocks.
+  const int c = 1 << (p.levels - 1), tile = p.levels > 1 ? refined_box_multiple(b.dimension, p.levels) : 1;
+  const auto whole = [tile](int n) { return (n + tile - 1) / tile * tile; };
+  l.wall_rows = c;
+  l.outlet_x = int(std::lround(b.channel_length / l.dx));
+  l.inlet_x = 0.5 * (c - 1);
+  l.nx = whole(l.outlet_x + c);
   l.fluid_rows = int(std::lround(cylinder_channel_height / l.dx));
-  l.ny = l.fluid_rows + 2;
-  l.nz = b.dimension == 3 ? l.fluid_rows + 2 : 1;
+  l.ny = whole(l.fluid_rows + 2 * c);
+  l.nz = b.dimension == 3 ? whole(l.fluid_rows + 2 * c) : 1;
   l.dt = p.max_velocity * l.dx / b.max_velocity;
   l.mean_velocity = cylinder_mean_ratio(b.dimension) * p.max_velocity;
   l.viscosity = l.mean_velocity * p.diameter / b.reynolds;
-  // Row j holds y = (j - 1/2) dx: y = 0 is the wall half-way between rows 0 and 1; so do the
-  // layers along z in 3D, whose middle z = H / 2 lies half-way between layers 1 and rows.
-  l.centre[0] = b.centre_x / l.dx;
-  l.centre[1] = p.centre_y / l.dx + 0.5;
+  // Row j holds y = (j - c + 1/2) dx: y = 0 is the wall half-way between rows c - 1 and c; so do
+  // the layers along z in 3D, whose middle z = H / 2 lies half-way between layers c and c - 1 +
+  // rows. x is counted from the inlet plane.
+  l.centre[0] = b.centre_x / l.dx + l.inlet_x;
+  l.centre[1] = p.centre_y / l.dx + c - 0.5;
   l.radius = 0.5 * p.diameter;
-  l.middle_z = b.dimension == 3 ? 0.5 * (l.fluid_rows + 1) : 0.0;
+  l.middle_z = b.dimension == 3 ? c - 0.5 + 0.5 * l.fluid_rows : 0.0;
   l.span = b.dimension == 3 ? l.fluid_rows : 1.0;
   return l;
 }
+
+namespace {
+
+/// Throws karman::Error, naming the diameters that fit, where the channel's fluid rows or its
+/// length in finest voxels are no whole number of the coarsest voxels of p.levels levels.
+void require_whole_coarsest_voxels(const CylinderParams& p, const CylinderLattice& l) {
+  const int c = l.wall_rows;
+  const auto fits = [&](int diameter) {
+    CylinderParams q = p;
+    q.diameter = diameter;
+    const CylinderLattice m = cylinder_lattice(q);
+    return m.fluid_rows % c == 0 && m.outlet_x % c == 0;
+  };
+  if (fits(p.diameter)) return;
+  int above = p.diameter + 1;
+  while (!fits(above)) ++above;
+  throw Error("karman cylinder: --diameter " + std::to_string(p.diameter) + " with --levels " +
+              std::to_string(p.levels) + ": the channel's " + std::to_string(l.fluid_rows) + " fluid rows and " +
+              std::to_string(l.outlet_x) + " columns must be whole voxels of the coarsest level (" + std::to_string(c) +
+              " finest voxels); e.g. --diameter " + std::to_string(above));
+}
+
+}  // namespace
 
 SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant) {
   const CylinderBenchmark bench = cylinder_benchmark(p.benchmark);
@@ -237,6 +268,7 @@ SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant) {
     throw Error("karman cylinder: centre y = " + fmt(p.centre_y) + " out of range (0.05, 0.36)");
   }
   const CylinderLattice l = cylinder_lattice(p);
+  if (p.levels > 1) require_whole_coarsest_voxels(p, l);
   SolverSetup s;
   s.variant = variant;
   s.global = {l.nx, l.ny, l.nz};
@@ -251,20 +283,26 @@ SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant) {
   in.normal_axis = 0;
   in.normal_sign = +1;
   // The parabolas vanish on the walls half-way between the wall rows (layers) and the fluid.
+  const int c = l.wall_rows, rows = l.fluid_rows;
   for (int k = 0; k < bench.dimension - 1; ++k) {
     in.profile_axis[k] = 1 + k;
-    in.profile_lo[k] = 0.5;
-    in.profile_hi[k] = l.fluid_rows + 0.5;
+    in.profile_lo[k] = c - 0.5;
+    in.profile_hi[k] = c + rows - 0.5;
   }
   s.boundaries.values[outlet] = {1.0, {0, 0, 0}, 0, -1};
-  const int nx = l.nx, ny = l.ny, nz = l.nz;
+  const int out = l.outlet_x;
   const double cx = l.centre[0], cy = l.centre[1], r = l.radius;
   auto inside = [cx, cy, r](double x, double y) { return (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r; };
+  // Inside the channel's walls (3D: its four walls) and between its inlet and outlet.
+  auto channel = [c, rows, out, three_d](int x, int y, int z) {
+    const auto across = [c, rows](int j) { return j >= c && j < c + rows; };
+    return x < out + c && across(y) && (!three_d || across(z));
+  };
   const bool immersed = p.immersed.enabled;
-  s.geometry = [nx, ny, nz, three_d, inside, immersed](int x, int y, int z) {
-    if (y == 0 || y == ny - 1 || (three_d && (z == 0 || z == nz - 1))) return CellSpec{CellKind::solid, 0};
-    if (x == 0) return CellSpec{CellKind::velocity_boundary, inlet};
-    if (x == nx - 1) return CellSpec{CellKind::pressure_boundary, outlet};
+  s.geometry = [channel, c, out, inside, immersed](int x, int y, int z) {
+    if (!channel(x, y, z)) return CellSpec{CellKind::solid, 0};
+    if (x < c) return CellSpec{CellKind::velocity_boundary, inlet};
+    if (x >= out) return CellSpec{CellKind::pressure_boundary, outlet};
     if (!immersed && inside(x, y)) return CellSpec{CellKind::solid, body};
     return CellSpec{};
   };
@@ -280,7 +318,7 @@ SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant) {
     if (three_d) {
       // One ring in the plane of each fluid layer, so the rings lie one voxel apart and each
       // marker stands for its arc times that voxel of span.
-      for (int k = 1; k <= l.fluid_rows; ++k) {
+      for (int k = c; k < c + rows; ++k) {
         const MarkerSet ring = circle_markers(cx, cy, double(k), marker_radius, count);
         auto& m = s.immersed_body.markers;
         m.position.insert(m.position.end(), ring.position.begin(), ring.position.end());
@@ -310,13 +348,12 @@ SolverSetup cylinder_setup(const CylinderParams& p, const Variant& variant) {
   // the reflecting inlet and outlet that viscosity damps only over ~L^2 / nu steps, is then
   // hardly excited.
   const BoundaryValue profile = in;
-  const double rows = l.fluid_rows;
-  const double drho_dx = -3.0 * bench.friction * l.viscosity * l.mean_velocity / (rows * rows);
-  s.initial = [profile, inside, ny, nz, three_d, drho_dx, nx](int x, int y, int z) {
+  const double drho_dx = -3.0 * bench.friction * l.viscosity * l.mean_velocity / (double(rows) * rows);
+  const double outlet_plane = out + l.inlet_x;
+  s.initial = [profile, inside, channel, drho_dx, outlet_plane](int x, int y, int z) {
     FlowState st;
-    st.rho = 1.0 - drho_dx * (nx - 1 - x);
-    const bool fluid = y >= 1 && y <= ny - 2 && (!three_d || (z >= 1 && z <= nz - 2));
-    if (fluid && !inside(x, y)) {
+    st.rho = 1.0 - drho_dx * (outlet_plane - std::min(double(x), outlet_plane));
+    if (channel(x, y, z) && !inside(x, y)) {
       const double at[3] = {double(x), double(y), double(z)};
       st.u[0] = profile.u[0] * profile.profile(at);
     }

@@ -51,6 +51,11 @@ COMMAND_LINE = [
     ("channel levels and length", ["channel", "--length", "60", "--levels", "2", "--steps", "10"],
      "--length 60 with --levels 2: the box must be a multiple of 16 (coarsest blocks of 8 voxels); "
      "e.g. --length 48 or --length 64"),
+    ("cylinder levels and diameter", ["cylinder", "--diameter", "13", "--levels", "2", "--steps", "10"],
+     "--diameter 13 with --levels 2: the channel's 53 fluid rows and 286 columns must be whole voxels of the "
+     "coarsest level (2 finest voxels); e.g. --diameter 16"),
+    ("cylinder levels and ib", ["cylinder", "--diameter", "20", "--levels", "2", "--wall", "ib", "--steps", "10"],
+     "--levels runs with a curved wall (bounce-back or Bouzidi), not --wall ib"),
     ("refine depths past the levels", ["cavity", "--n", "126", "--levels", "2", "--refine-depth", "8,16", "--steps",
                                        "10"],
      "--refine-depth: 2 depths for --levels 2: give one, or at most one for each of the 1 finer level(s)"),

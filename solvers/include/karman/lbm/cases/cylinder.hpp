@@ -12,8 +12,14 @@
 /// Lattice: voxel column i sits at x = i dx (dx = 0.1 / D) with the regularized velocity inlet
 /// at i = 0 and the regularized pressure outlet at i = L / dx. Rows j = 1 .. round(4.1 D) are
 /// fluid, at y = (j - 1/2) dx, between half-way bounce-back walls in rows 0 and ny - 1; in 3D
-/// the layers k along z alike. The cylinder is a curved wall (curved_wall.hpp): its voxels
-/// inside the circle are solid and its surface cuts their links at the analytic fractions; or
+/// the layers k along z alike. For a grid of N levels the same channel is laid out in voxels of
+/// the finest level so that its walls, inlet and outlet fill whole voxels of the coarsest, which
+/// spans c = 2^(N-1) finest voxels: c wall rows below the fluid (and layers in 3D), the inlet in
+/// the first c columns and the outlet in the c columns from L / dx (the planes at x = (c - 1) / 2 dx
+/// and L + (c - 1) / 2 dx: the voxels' centres), and wall voxels past the outlet and above the
+/// top wall up to a whole number of coarsest blocks (refined_box_multiple). The cylinder is a curved wall
+/// (curved_wall.hpp): its voxels inside the circle are solid and its surface cuts their links at the analytic
+/// fractions; or
 /// (`immersed`) all voxels are fluid and Lagrangian markers on the circle (in 3D one ring per
 /// layer) hold it by direct-forcing immersed boundaries (immersed_boundary.hpp).
 
@@ -64,6 +70,10 @@ struct CylinderParams {
   WallInterpolation wall = WallInterpolation::linear;  ///< treatment of the cylinder surface
   double centre_y = 0.2;      ///< cylinder centre height (benchmark units; 0.2, slightly below the middle)
   ImmersedCylinder immersed;  ///< enabled: immersed boundaries instead of `wall`
+  /// Grid levels the box is laid out for (refined_solver_factory.hpp; 1: a uniform grid): the
+  /// diameter D is the finest level's, and the walls, inlet and outlet fill whole voxels of the
+  /// coarsest level, as the refined grid needs (see CylinderLattice).
+  int levels = 1;
 };
 
 /// Benchmark numbers of a case (Schäfer & Turek 1996 §2; tests/validation/refdata).
@@ -96,6 +106,9 @@ struct CylinderLattice {
   double centre[2] = {0, 0};   ///< cylinder centre (3D: its axis) in voxel coordinates (x, y)
   double radius = 0;           ///< D / 2 in voxels
   int fluid_rows = 0;          ///< rows between the walls (3D: also layers along z)
+  int wall_rows = 1;           ///< wall rows below the fluid (3D: also wall layers), a coarsest voxel's span
+  int outlet_x = 0;            ///< the first outlet column, L / dx
+  double inlet_x = 0;          ///< voxel coordinate x of the inlet plane (the inlet voxels' centre)
   /// Voxel coordinate z of the channel's middle plane, z = H / 2 (0 in 2D).
   double middle_z = 0;
   /// Length of the cylinder in voxels: 1 in 2D (forces per voxel of span), the fluid layers in 3D.
