@@ -9,19 +9,19 @@
 /// nu = 0.001, outlet at fixed pressure, no-slip channel walls; scaled so that D voxels span the
 /// diameter.
 ///
-/// Lattice: voxel column i sits at x = i dx (dx = 0.1 / D) with the regularized velocity inlet
-/// at i = 0 and the regularized pressure outlet at i = L / dx. Rows j = 1 .. round(4.1 D) are
-/// fluid, at y = (j - 1/2) dx, between half-way bounce-back walls in rows 0 and ny - 1; in 3D
-/// the layers k along z alike. For a grid of N levels the same channel is laid out in voxels of
-/// the finest level so that its walls, inlet and outlet fill whole voxels of the coarsest, which
-/// spans c = 2^(N-1) finest voxels: c wall rows below the fluid (and layers in 3D), the inlet in
-/// the first c columns and the outlet in the c columns from L / dx (the planes at x = (c - 1) / 2 dx
-/// and L + (c - 1) / 2 dx: the voxels' centres), and wall voxels past the outlet and above the
-/// top wall up to a whole number of coarsest blocks (refined_box_multiple). The cylinder is a curved wall
-/// (curved_wall.hpp): its voxels inside the circle are solid and its surface cuts their links at the analytic
-/// fractions; or
-/// (`immersed`) all voxels are fluid and Lagrangian markers on the circle (in 3D one ring per
-/// layer) hold it by direct-forcing immersed boundaries (immersed_boundary.hpp).
+/// Lattice: voxel column i sits at x = i dx (dx = 0.1 / D) with the regularized velocity inlet at i
+/// = 0 and the regularized pressure outlet at i = L / dx. Rows j = 1 .. round(4.1 D) are fluid, at
+/// y = (j - 1/2) dx, between half-way bounce-back walls in rows 0 and ny - 1; in 3D the layers k
+/// along z alike. For a grid of N levels the same channel is laid out in voxels of the finest level
+/// so that its walls, inlet and outlet fill whole voxels of the coarsest, which spans c = 2^(N-1)
+/// finest voxels: c wall rows below the fluid (and layers in 3D), the inlet in the first c columns
+/// and the outlet in the c columns from L / dx (the planes at x = (c - 1) / 2 dx and L + (c - 1) /
+/// 2 dx: the voxels' centres), and wall voxels past the outlet and above the top wall up to a whole
+/// number of coarsest blocks (refined_box_multiple). The cylinder is a curved wall
+/// (curved_wall.hpp): its voxels inside the circle are solid and its surface cuts their links at
+/// the analytic fractions; or (`immersed`) all voxels are fluid and Lagrangian markers on the
+/// circle (in 3D one ring per layer) hold it by direct-forcing immersed boundaries
+/// (immersed_boundary.hpp).
 
 #include <karman/lbm/curved_wall.hpp>
 #include <karman/lbm/delta_kernel.hpp>
