@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 
 namespace {
 
@@ -208,6 +209,52 @@ TEST(Cylinder, CentredCylinderHasNoLift) {
     std::printf("centred cylinder, %s: c_D %.6f, c_L %.3e after 1500 steps\n", wall_interpolation_name(w), cd, cl);
     EXPECT_TRUE(std::isfinite(cd) && cd > 1.0) << wall_interpolation_name(w) << ": c_D " << cd;
     EXPECT_LT(std::fabs(cl), 1e-9 * cd) << wall_interpolation_name(w);
+  }
+}
+
+// On a grid of levels the same channel lies on whole voxels of the coarsest level: for two levels
+// (coarsest voxels of 2 finest) and D = 20, two wall rows below the 82 fluid rows, the inlet in
+// columns 0 and 1 (its plane at x = 0.5), the outlet in columns 440 and 441, wall voxels past them
+// and above the top wall up to whole coarsest blocks (16 finest voxels); the cylinder 2 D past the
+// inlet's plane, its centre 0.2 above the wall half-way between rows 1 and 2.
+TEST(Cylinder, LatticeLiesOnWholeCoarsestVoxels) {
+  cases::CylinderParams p;
+  p.diameter = 20;
+  p.levels = 2;
+  const auto l = cases::cylinder_lattice(p);
+  EXPECT_EQ(l.wall_rows, 2);
+  EXPECT_EQ(l.fluid_rows, 82);
+  EXPECT_EQ(l.outlet_x, 440);
+  EXPECT_EQ(l.nx, 448);
+  EXPECT_EQ(l.ny, 96);
+  EXPECT_DOUBLE_EQ(l.inlet_x, 0.5);
+  EXPECT_DOUBLE_EQ(l.centre[0], 40.5);
+  EXPECT_DOUBLE_EQ(l.centre[1], 41.5);
+  const SolverSetup s = cases::cylinder_setup(p, Variant{"d2q9", "double", "soa", "trt", "ab"});
+  EXPECT_EQ(s.global.nx, 448);
+  EXPECT_EQ(s.global.ny, 96);
+  const auto kind = [&](int x, int y) { return s.geometry(x, y, 0).kind; };
+  EXPECT_EQ(kind(5, 1), CellKind::solid);
+  EXPECT_EQ(kind(0, 2), CellKind::velocity_boundary);
+  EXPECT_EQ(kind(1, 83), CellKind::velocity_boundary);
+  EXPECT_EQ(kind(2, 2), CellKind::fluid);
+  EXPECT_EQ(kind(439, 50), CellKind::fluid);
+  EXPECT_EQ(kind(440, 50), CellKind::pressure_boundary);
+  EXPECT_EQ(kind(441, 2), CellKind::pressure_boundary);
+  EXPECT_EQ(kind(442, 50), CellKind::solid);
+  EXPECT_EQ(kind(100, 84), CellKind::solid);
+  EXPECT_EQ(kind(40, 41), CellKind::solid);  // the cylinder
+  // The inflow parabola vanishes on the walls, half-way between rows 1 and 2 and rows 83 and 84.
+  const BoundaryValue& in = s.boundaries.values[1];
+  EXPECT_DOUBLE_EQ(in.profile_lo[0], 1.5);
+  EXPECT_DOUBLE_EQ(in.profile_hi[0], 83.5);
+  // A diameter whose rows are no whole number of coarsest voxels is refused, with one that fits.
+  p.diameter = 13;
+  try {
+    cases::cylinder_setup(p, Variant{"d2q9", "double", "soa", "trt", "ab"});
+    FAIL() << "expected a refusal";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("e.g. --diameter 16"), std::string::npos) << e.what();
   }
 }
 
