@@ -7,7 +7,8 @@ checkpoint is refused and --restart latest falls back to the one before; a NaN i
 next check with its voxel (in FP16C storage, which saturates it, too) and nothing is written
 from it; --max-steps before --until-steady exits 4; a cylinder's force history continues through
 a restart, and a run killed after its last checkpoint gets its outputs from a restart; a refined cavity
-(--levels 2) continues bitwise after kill -9 and SIGTERM under both level schedules.
+(--levels 2) continues bitwise after kill -9 and SIGTERM under both level schedules, and so does a
+refined cylinder's force history.
 Usage: check_restart.py KARMAN [MPIEXEC]"""
 import os
 import signal
@@ -256,6 +257,16 @@ with tempfile.TemporaryDirectory() as tmp:
     run(cylinder + ["--steps", "200", "--output", parts])
     run(cylinder + ["--steps", "400", "--output", parts, "--restart", "latest"], must_contain=["step 200"])
     expect(same_results(whole, parts), "cylinder: a restarted run's summary and forces.csv equal the straight run's")
+
+    # The same on two levels (--diameter 16: the channel on whole coarse voxels), its steps the
+    # coarse level's.
+    refined_cylinder = [w if w != "8" else "16" for w in cylinder] + ["--levels", "2"]
+    whole2, parts2 = os.path.join(tmp, "cylinder_levels_whole"), os.path.join(tmp, "cylinder_levels_parts")
+    run(refined_cylinder + ["--steps", "400", "--output", whole2])
+    run(refined_cylinder + ["--steps", "200", "--output", parts2])
+    run(refined_cylinder + ["--steps", "400", "--output", parts2, "--restart", "latest"], must_contain=["step 200"])
+    expect(same_results(whole2, parts2),
+           "cylinder --levels 2: a restarted run's summary and forces.csv equal the straight run's")
 
     # Killed after its last checkpoint, before its summary: the restart steps no more and writes
     # the outputs, equal to those the run would have written.
