@@ -12,7 +12,6 @@
 #include <karman/io/csv.hpp>
 #include <karman/lbm/cases/cylinder.hpp>
 #include <karman/lbm/cases/cylinder_analysis.hpp>
-#include <karman/lbm/refined_solver_factory.hpp>
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -437,22 +436,7 @@ void add_cylinder_command(CLI::App& app, const comm::Ranks& ranks, int& exit_cod
       finish_cylinder(params, *history, g, dir, s, markers);
     };
     if (p->levels > 1) {
-      // Each finer level's blocks within its depth of the cylinder's surface (in the x-y plane).
-      // The coarsest blocks that hold the inlet and the outlet stay whole (a jump at an inlet or
-      // outlet is refused, refined_step.hpp), and so far from them that the 2:1 balance never
-      // splits them: a block of `span` finest voxels splits only `tile - span` or more away, room
-      // for a block of each level between it and the coarsest.
-      const double cx = l.centre[0], cy = l.centre[1], radius = l.radius;
-      const int tile = lbm::refined_box_multiple(l.dimension, p->levels), last = l.outlet_x / tile * tile;
-      refine_case(
-          ranks, *refined,
-          [cx, cy, radius, tile, last](const std::array<int, 3>& first, int span, int depth) {
-            if (first[0] < 2 * tile - span || first[0] + tile > last) return false;
-            const double dx = std::max({first[0] - cx, cx - (first[0] + span - 1), 0.0}),
-                         dy = std::max({first[1] - cy, cy - (first[1] + span - 1), 0.0});
-            return std::hypot(dx, dy) < radius + depth;
-          },
-          def);
+      refine_case(ranks, *refined, lbm::cases::cylinder_refinement(params), def);
     }
     exit_code = run_case(ranks, *opts, def);
   });

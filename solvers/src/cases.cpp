@@ -6,6 +6,7 @@
 #include <karman/lbm/cases/taylor_green.hpp>
 #include <karman/lbm/refined_solver_factory.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -232,6 +233,18 @@ CylinderLattice cylinder_lattice(const CylinderParams& p) {
   l.middle_z = b.dimension == 3 ? c - 0.5 + 0.5 * l.fluid_rows : 0.0;
   l.span = b.dimension == 3 ? l.fluid_rows : 1.0;
   return l;
+}
+
+std::function<bool(const std::array<int, 3>& first, int span, int depth)> cylinder_refinement(const CylinderParams& p) {
+  const CylinderLattice l = cylinder_lattice(p);
+  const int tile = refined_box_multiple(l.dimension, p.levels), last = l.outlet_x / tile * tile;
+  return [tile, last, cx = l.centre[0], cy = l.centre[1], radius = l.radius](const std::array<int, 3>& first, int span,
+                                                                             int depth) {
+    if (first[0] < 2 * tile - span || first[0] + tile > last) return false;
+    const double dx = std::max({first[0] - cx, cx - (first[0] + span - 1), 0.0}),
+                 dy = std::max({first[1] - cy, cy - (first[1] + span - 1), 0.0});
+    return std::hypot(dx, dy) < radius + depth;
+  };
 }
 
 namespace {

@@ -27,6 +27,8 @@
 #include <karman/lbm/delta_kernel.hpp>
 #include <karman/lbm/solver_setup.hpp>
 
+#include <array>
+#include <functional>
 #include <string>
 
 namespace karman::lbm::cases {
@@ -117,6 +119,13 @@ struct CylinderLattice {
 
 /// Lattice of a parameter set (no checks).
 CylinderLattice cylinder_lattice(const CylinderParams& p);
+
+/// Where a grid of p.levels levels is refined: whether it splits the block whose first finest voxel
+/// is `first` and which spans `span` finest voxels, to reach `depth` finest voxels from the
+/// cylinder's surface (in the x-y plane). The coarsest blocks that hold the inlet and the outlet stay whole (a jump at
+/// an inlet or outlet is refused, refined_step.hpp), and so far from them that the 2:1 balance never splits them: a
+/// block splits only `tile - span` or more away, room for a block of each level between it and the coarsest.
+std::function<bool(const std::array<int, 3>& first, int span, int depth)> cylinder_refinement(const CylinderParams& p);
 
 /// Checks the parameters (diameter, tau > 1/2, Mach < 0.3) and builds the setup; throws
 /// karman::Error naming the value and the accepted range.
